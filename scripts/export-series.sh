@@ -1,0 +1,31 @@
+#!/bin/bash
+# Write the commits base..HEAD of build/src to patches/ as git format-patch
+# files and list them in patches/series. The output is stable: exporting the
+# same commits again changes no byte (zero commit ids, no git version).
+# The hand-written cover letter, patches/0000-cover-letter.patch, is kept.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$SRC/.git" ] || die "no build/src: run 'make tree' first"
+if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
+	say "warning: build/src has uncommitted changes; they are not exported"
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+git -C "$SRC" format-patch -q --zero-commit --no-signature \
+	--subject-prefix="$SERIES_SUBJECT_PREFIX" -o "$tmp" base..HEAD
+
+find "$TOP/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+	! -name '0000-cover-letter.patch' -delete
+n=0
+{
+	echo "# The series, in the order git am applies it (scripts/export-series.sh)."
+	for p in "$tmp"/*.patch; do
+		[ -e "$p" ] || continue
+		cp "$p" "$TOP/patches/"
+		basename "$p"
+		n=$((n + 1))
+	done
+} >"$TOP/patches/series"
+say "exported $n patches to patches/"

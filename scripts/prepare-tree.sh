@@ -1,0 +1,74 @@
+#!/bin/bash
+# Make build/src: a git repository whose first commit is the pristine base
+# (tag "base") with the series from patches/ applied on top by git am.
+#
+# An existing build/src is kept when it already holds exactly the series in
+# patches/. It is rebuilt when it is behind patches/ (say, after git pull).
+# It is never rebuilt over commits that were not exported to patches/
+# unless FORCE=1 is set.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+tarball=$BUILD/cache/$(basename "$BASE_TARBALL")
+[ -f "$tarball" ] || die "no base tarball: run scripts/fetch-base.sh (make perf does)"
+base_sha=$(sed -n 's/^tarball_sha256=//p' "$BUILD/cache/base-used.txt")
+
+make_base() {
+	local tmp=$SRC.tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	say "extracting the base tree (~15 s, ~45 MB)"
+	tar -xJf "$tarball" -C "$tmp" --strip-components=1 "${BASE_PATHS[@]/#/$BASE_TOPDIR/}"
+	git -C "$tmp" init -q -b main
+	git -C "$tmp" config perf-series.base-sha256 "$base_sha"
+	git -C "$tmp" add -A
+	GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
+		git -C "$tmp" commit -q -m "base: $BASE_PACKAGE ($(sed -n 's/^version=//p' "$BUILD/cache/base-used.txt"))"
+	git -C "$tmp" tag base
+	rm -rf "$SRC"
+	mv "$tmp" "$SRC"
+}
+
+apply_series() {
+	local p n=0
+	git -C "$SRC" reset -q --hard base
+	for p in $(series_patches); do
+		n=$((n + 1))
+		[ -f "$TOP/patches/$p" ] || die "patches/series names $p, which is not in patches/"
+		if ! git -C "$SRC" am -q --committer-date-is-author-date "$TOP/patches/$p" >/dev/null 2>&1; then
+			git -C "$SRC" am --abort >/dev/null 2>&1 || true
+			die "patch $n ($p) does not apply to the base: refresh it against 'base' in build/src"
+		fi
+	done
+	say "build/src: base + $n patches"
+}
+
+if [ ! -d "$SRC/.git" ] || ! git -C "$SRC" rev-parse -q --verify base >/dev/null; then
+	make_base
+	apply_series
+	exit 0
+fi
+
+if [ "$(git -C "$SRC" config perf-series.base-sha256 || true)" != "$base_sha" ]; then
+	[ "${FORCE:-0}" = 1 ] || die "build/src was made from another base tarball: 'make tree FORCE=1' rebuilds it (unexported commits are lost)"
+	make_base
+	apply_series
+	exit 0
+fi
+
+tree_ids=$(tree_patch_ids "$SRC")
+file_ids=$(series_patch_ids)
+if [ "$tree_ids" = "$file_ids" ] && [ "${REBUILD:-0}" != 1 ]; then
+	exit 0
+fi
+
+if [ "${FORCE:-0}" != 1 ]; then
+	if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
+		die "build/src has uncommitted changes: commit them and 'make export', or 'make tree FORCE=1' to discard them"
+	fi
+	for id in $tree_ids; do
+		grep -qx "$id" <<<"$file_ids" ||
+			die "build/src has commits that are not in patches/: 'make export' them first, or 'make tree FORCE=1' to discard them"
+	done
+fi
+apply_series
