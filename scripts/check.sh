@@ -7,6 +7,10 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# All in a function, so that bash has read the whole script before it runs:
+# editing it during a run cannot change what the run does.
+main() {
+
 results=$BUILD/results
 logs=$results/logs
 mkdir -p "$logs"
@@ -62,12 +66,16 @@ fi
 
 # 3. checkpatch on every patch. A patch may accept a checkpatch type by
 # giving the reason below its '---' line: "checkpatch: TYPE: reason".
-# UNKNOWN_COMMIT_ID is never checkable here: build/src has no upstream
-# history, so checkpatch cannot look up the commit a Fixes: tag names.
+# Two types are ignored for every patch, for reasons that hold for all:
+# - UNKNOWN_COMMIT_ID: build/src has no upstream history, so checkpatch
+#   cannot look up the commit a Fixes: tag names;
+# - FILE_PATH_CHANGES ("does MAINTAINERS need updating?"): MAINTAINERS'
+#   PERFORMANCE EVENTS SUBSYSTEM entry covers all of tools/perf/, so a new
+#   file there needs no MAINTAINERS change.
 for p in "${patches[@]}"; do
 	ignore=$(sed -n '/^---$/,/^diff --git/s/^checkpatch: \([A-Z_]*\): .*/\1/p' "$TOP/patches/$p" | paste -sd, -)
 	(cd "$SRC" && ./scripts/checkpatch.pl --no-tree --terse --show-types \
-		--ignore "UNKNOWN_COMMIT_ID${ignore:+,$ignore}" "$TOP/patches/$p") >"$logs/checkpatch-$p.log" 2>&1 || true
+		--ignore "UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES${ignore:+,$ignore}" "$TOP/patches/$p") >"$logs/checkpatch-$p.log" 2>&1 || true
 	findings=$(grep -cE '(ERROR|WARNING|CHECK):' "$logs/checkpatch-$p.log" || true)
 	if [ "$findings" = 0 ]; then
 		report PASS "checkpatch $p"
@@ -144,3 +152,6 @@ fi
 
 echo "$passed passed, $failed failed, $skipped skipped" | tee -a "$out"
 [ "$failed" = 0 ]
+}
+
+main "$@"
