@@ -66,9 +66,12 @@ if [ "${FORCE:-0}" != 1 ]; then
 	if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
 		die "build/src has uncommitted changes: commit them and 'make export', or 'make tree FORCE=1' to discard them"
 	fi
+	unexported="build/src has commits that are not in patches/: 'make export' them first, or 'make tree FORCE=1' to discard them"
+	# A commit with no diff has no patch-id: count the commits as well.
+	[ "$(git -C "$SRC" rev-list --count base..HEAD)" -le "$(series_patches | wc -l)" ] ||
+		die "$unexported"
 	for id in $tree_ids; do
-		grep -qx "$id" <<<"$file_ids" ||
-			die "build/src has commits that are not in patches/: 'make export' them first, or 'make tree FORCE=1' to discard them"
+		grep -qx "$id" <<<"$file_ids" || die "$unexported"
 	done
 fi
 apply_series
