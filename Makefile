@@ -1,6 +1,6 @@
 # Entry points of the project; each calls one script. See README.md.
 .DEFAULT_GOAL := perf
-.PHONY: perf deps fetch tree export check clean distclean
+.PHONY: perf deps fetch tree export check bench check-vm demo clean distclean
 
 S := scripts
 
@@ -30,9 +30,25 @@ export:
 check: perf
 	@$(S)/check.sh
 
+# perf bench internals kcore-load, baseline against the series, side by side.
+bench: tree
+	@$(S)/bench.sh
+
+# Real kernels in QEMU guests (x86_64, arm64, ppc64le): vm/README.md.
+check-vm: perf
+	@$(S)/vm-matrix.sh
+
 clean:
 	rm -rf build/baseline build/patched build/bisect build/variants build/trees build/results build/src.tmp
 	git -C build/src worktree prune 2>/dev/null || true
 
-distclean:
+dist# perf bench internals kcore-load, baseline against the series, side by side.
+bench: tree
+	@$(S)/bench.sh
+
+# Real kernels in QEMU guests (x86_64, arm64, ppc64le): vm/README.md.
+check-vm: perf
+	@$(S)/vm-matrix.sh
+
+clean:
 	rm -rf build
