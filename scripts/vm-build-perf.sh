@@ -1,0 +1,129 @@
+#!/bin/bash
+# Build the baseline perf (tag 'base') and the series perf (branch 'main')
+# for guest architecture ARCH, into build/vm/perf/ARCH/{baseline,series}/perf.
+#
+# arm64 and ppc64el are cross-built with Debian's gcc-<triplet> against a
+# sysroot of that architecture's Debian packages (unpacked, not installed)
+# with base.conf's PERF_MAKE_FLAGS. amd64 is not built here: the guest uses
+# the project's own build/{baseline,patched}/perf (make perf), which links
+# against the same Debian 12 libraries as the guest rootfs.
+#
+# The sources are a clone of the project's build/src (VM_PERF_SRC), fetched
+# again at each call; a perf whose commit and flags did not change is not
+# rebuilt. Usage: scripts/vm-build-perf.sh ARCH   (arm64, ppc64el, amd64)
+set -euo pipefail
+. "$(dirname "$0")/vm-lib.sh"
+
+[ $# -eq 1 ] || die "usage: $0 ARCH (arm64, ppc64el or amd64)"
+arch=$1
+triplet=$(deb_triplet "$arch")
+
+if [ "$arch" = amd64 ]; then
+	for p in "$PERF_X86_BASELINE" "$PERF_X86_SERIES"; do
+		[ -x "$p" ] || die "no $p: run 'make perf' in the project first"
+	done
+	say "amd64 uses the project's perfs: $PERF_X86_BASELINE, $PERF_X86_SERIES"
+	exit 0
+fi
+
+case $arch in
+arm64) karch=arm64 ;;
+ppc64el) karch=powerpc ;;
+*) die "no cross build for $arch" ;;
+esac
+cross=$triplet-
+command -v "${cross}gcc" >/dev/null ||
+	die "no ${cross}gcc: run scripts/vm-install-deps.sh (package gcc-$triplet)"
+
+# --- sources: a clone of the project's tree, base and series checked out ---
+src_repo=${VM_PERF_SRC:-$SRC}
+clone=$VM_BUILD/src
+if [ ! -d "$clone/.git" ]; then
+	say "cloning $src_repo into $clone"
+	git clone -q "$src_repo" "$clone"
+fi
+git -C "$clone" fetch -q -f --tags origin '+refs/heads/*:refs/remotes/origin/*'
+checkout() { # REV DIR: DIR is a worktree of the clone at REV, detached
+	local rev dir=$2
+	rev=$(git -C "$clone" rev-parse --verify "$1^{commit}") || die "no commit $1 in $src_repo"
+	if [ -e "$dir/.git" ]; then
+		[ "$(git -C "$dir" rev-parse HEAD)" = "$rev" ] || git -C "$dir" checkout -q --detach -f "$rev"
+	else
+		git -C "$clone" worktree prune
+		git -C "$clone" worktree add -q --detach "$dir" "$rev"
+	fi
+}
+checkout base "$VM_BUILD/trees/base"
+checkout "${VM_SERIES_REV:-origin/main}" "$VM_BUILD/trees/series"
+
+# --- sysroot: the guest architecture's libraries and headers ---
+sysroot=$VM_BUILD/sysroot/$arch
+sysroot_packages=(
+	libc6 libc6-dev linux-libc-dev libcrypt1 libcrypt-dev libgcc-s1
+	libelf1 libelf-dev libdw1 libdw-dev zlib1g zlib1g-dev
+	libtraceevent1 libtraceevent-dev liblzma5 libbz2-1.0 libzstd1
+)
+vm_apt_update "$arch"
+dirs=()
+for p in "${sysroot_packages[@]}"; do
+	dirs+=("$(vm_unpack "$arch" "$p")")
+done
+sysroot_key=$(printf '%s\n' "${dirs[@]##*/}" | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$sysroot/.key" 2>/dev/null)" != "$sysroot_key" ]; then
+	say "making the $arch sysroot from ${#sysroot_packages[@]} packages"
+	rm -rf "$sysroot"
+	mkdir -p "$sysroot"
+	for d in "${dirs[@]}"; do
+		(cd "$d" && tar --exclude=./.done -cf - .) | tar -C "$sysroot" -xf -
+	done
+	echo "$sysroot_key" >"$sysroot/.key"
+fi
+# Absolute symlinks (ppc64el's /lib64/ld64.so.2) would point into the host:
+# make them relative, inside the sysroot.
+find "$sysroot" -type l -lname '/*' | while read -r link; do
+	target=$(readlink "$link")
+	ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$sysroot$target")" "$link"
+done
+
+# --- build ---
+make_args=(
+	ARCH="$karch" CROSS_COMPILE="$cross"
+	EXTRA_CFLAGS="--sysroot=$sysroot"
+	PKG_CONFIG=pkg-config
+	"${PERF_MAKE_FLAGS[@]}"
+)
+export PKG_CONFIG_SYSROOT_DIR=$sysroot
+export PKG_CONFIG_LIBDIR=$sysroot/usr/lib/$triplet/pkgconfig:$sysroot/usr/share/pkgconfig
+export PKG_CONFIG_PATH=
+
+build() { # TREE OUT
+	local tree=$1 out=$2 key start f
+	mkdir -p "$out"
+	key=$( {
+		git -C "$tree" rev-parse HEAD
+		echo "$sysroot_key"
+		printf '%s\n' "${make_args[@]}"
+	} | sha256sum | cut -d' ' -f1)
+	if [ -x "$out/perf" ] && [ "$(cat "$out/.build-key" 2>/dev/null)" = "$key" ]; then
+		say "$arch ${out##*/} perf is up to date"
+		return 0
+	fi
+	say "building $arch ${out##*/} perf from $(git -C "$tree" describe --always --tags) (a few minutes at -j2; log: $out/build.log)"
+	start=$SECONDS
+	rm -f "$out/.build-key"
+	if ! make -C "$tree/tools/perf" -j2 O="$out" "${make_args[@]}" >"$out/build.log" 2>&1; then
+		grep -E 'error|Error' "$out/build.log" | head -20 >&2 || true
+		die "perf build failed for $arch: see $out/build.log"
+	fi
+	# The features the series needs must be on (base.conf), as for make perf.
+	for f in "${PERF_REQUIRED_FEATURES[@]}"; do
+		grep -q "^feature-${f%%:*}=1" "$out/FEATURE-DUMP" ||
+			die "$arch perf in $out was built without ${f%%:*} (is ${f#*}:$arch in the sysroot?)"
+	done
+	file "$out/perf" | grep -q "ELF 64-bit LSB.*$( [ "$arch" = arm64 ] && echo aarch64 || echo PowerPC)" ||
+		die "$out/perf is not an $arch program: $(file -b "$out/perf")"
+	echo "$key" >"$out/.build-key"
+	say "built $arch ${out##*/} perf in $((SECONDS - start)) s"
+}
+build "$VM_BUILD/trees/base" "$VM_BUILD/perf/$arch/baseline"
+build "$VM_BUILD/trees/series" "$VM_BUILD/perf/$arch/series"

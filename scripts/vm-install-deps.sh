@@ -1,0 +1,29 @@
+#!/bin/bash
+# Install the host packages the real-kernel harness needs, only those that
+# are missing: QEMU for the three guest architectures, the cross compilers,
+# and the tools that unpack packages and pack the initramfs. Guest-side
+# packages (kernels, libraries) are never installed: scripts/vm-*.sh
+# download and unpack them.
+set -euo pipefail
+. "$(dirname "$0")/vm-lib.sh"
+
+VM_PACKAGES=(
+	qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-data
+	gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu
+	cpio gzip xz-utils binutils file pkg-config coreutils
+)
+
+missing=()
+for pkg in "${VM_PACKAGES[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$pkg")
+	fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+say "installing missing packages: ${missing[*]}"
+[ "$(id -u)" -eq 0 ] || die "not root: run 'sudo apt-get install ${missing[*]}' and retry"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq || die "apt-get update failed"
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+	die "apt-get install failed for: ${missing[*]}"

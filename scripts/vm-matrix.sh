@@ -1,0 +1,183 @@
+#!/bin/bash
+# Run the real-kernel matrix: each row (vm/configs/*.conf) boots its Debian
+# kernel in QEMU and runs vm/guest/kcore-check.sh with the baseline and the
+# series perf. Writes OUTDIR/vm-matrix.md (a table) and OUTDIR/vm-matrix.json,
+# and each row's run into OUTDIR/ROW/ (scripts/vm-run.sh).
+#
+#   scripts/vm-matrix.sh [-o OUTDIR] [-r] [ROW...]     (default: every row)
+#
+# -r only writes the report again from the results already in OUTDIR.
+#
+# A row that cannot run (perf build failed, missing package, kernel that
+# does not boot, hang) is reported with its reason and the matrix goes on;
+# so is a perf killed by a signal in the guest. Exit status: 0 when every row
+# ran to its end, 1 otherwise.
+set -euo pipefail
+. "$(dirname "$0")/vm-lib.sh"
+
+outdir=$VM_BUILD/matrix
+report_only=no
+while [ $# -gt 0 ]; do
+	case $1 in
+	-o)
+		[ $# -ge 2 ] || die "usage: $0 [-o OUTDIR] [-r] [ROW...]"
+		outdir=$2
+		shift 2
+		;;
+	-r) report_only=yes; shift ;;
+	-*) die "usage: $0 [-o OUTDIR] [-r] [ROW...]" ;;
+	*) break ;;
+	esac
+done
+# The order of the default matrix: the most telling rows first.
+default_rows=(
+	x86_64-nokaslr arm64-max-nokaslr arm64-a72-nokaslr ppc64le-power9
+	x86_64-kaslr arm64-max-kaslr arm64-a72-kaslr
+)
+if [ $# -gt 0 ]; then rows=("$@"); else rows=("${default_rows[@]}"); fi
+guest_script=$VM_GUEST/kcore-check.sh
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+start=$(now_ms)
+failed=0
+if [ $report_only = no ]; then
+	"$VM_TOP/scripts/vm-install-deps.sh"
+
+	# Debian architecture of a row (without dying on a bad row).
+	row_arch() { (load_config "$1" >/dev/null && echo "$DEB_ARCH") 2>/dev/null || echo unknown; }
+
+	# --- 1. the perfs of every architecture in the matrix ---
+	declare -A perf_error=()
+	for arch in $(for r in "${rows[@]}"; do row_arch "$r"; done | sort -u); do
+		[ "$arch" != unknown ] || continue
+		say "perfs for $arch"
+		mkdir -p "$outdir/perf-build"
+		if ! "$VM_TOP/scripts/vm-build-perf.sh" "$arch" 2>&1 | tee "$outdir/perf-build/$arch.log" >&2; then
+			perf_error[$arch]="perf build for $arch failed: $(grep '^error:' "$outdir/perf-build/$arch.log" | tail -1)"
+			say "${perf_error[$arch]}; its rows are skipped"
+		fi
+	done
+
+	# --- 2. the rows ---
+	for row in "${rows[@]}"; do
+		dir=$outdir/$row
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		arch=$(row_arch "$row")
+		if [ "$arch" = unknown ]; then
+			printf 'CONFIG=%s\nSTATUS=bad-config\nERROR=%s\n' "$row" "no valid vm/configs/$row.conf" >"$dir/results.txt"
+			failed=1
+			continue
+		fi
+		if [ -n "${perf_error[$arch]:-}" ]; then
+			printf 'CONFIG=%s\nSTATUS=perf-build-failed\nERROR=%s\n' "$row" "${perf_error[$arch]}" >"$dir/results.txt"
+			failed=1
+			continue
+		fi
+		rc=0
+		"$VM_TOP/scripts/vm-run.sh" "$row" "$guest_script" "$dir" 2>&1 | tee "$dir/run.log" >&2 ||
+			rc=${PIPESTATUS[0]}
+		if [ "$rc" -ne 0 ]; then
+			failed=1
+			err=$(grep '^error:' "$dir/run.log" | head -1 | sed 's/^error: //')
+			grep -q '^STATUS=' "$dir/results.txt" 2>/dev/null || echo "STATUS=error" >>"$dir/results.txt"
+			echo "ERROR=${err:-vm-run.sh exited with $rc}" >>"$dir/results.txt"
+		fi
+	done
+	total=$(ms_to_s $(($(now_ms) - start)))
+	echo "$total" >"$outdir/total-seconds"
+fi
+total=$(cat "$outdir/total-seconds" 2>/dev/null || echo 0)
+
+# --- 3. the report ---
+declare -A R
+load_results() { # ROW: the row's KEY=VALUE results into R
+	local line
+	R=()
+	[ -f "$outdir/$1/results.txt" ] || { R[STATUS]=not-run; return 0; }
+	while IFS= read -r line; do
+		R[${line%%=*}]=${line#*=}
+	done <"$outdir/$1/results.txt"
+	[ -n "${R[STATUS]:-}" ] || R[STATUS]=incomplete
+}
+val() { echo "${R[$1]:-—}"; }
+
+md=$outdir/vm-matrix.md
+{
+	echo "# Real-kernel kcore matrix"
+	echo
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), QEMU TCG, guest script vm/guest/kcore-check.sh;"
+	echo "total ${total} s for ${#rows[@]} rows."
+	echo
+	echo "| guest | kernel | _stext | perf | object code reading | kernel samples | unresolved | differing | annotate | kcore copy: PT_LOADs (overlapping) | boot s | run s |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	for row in "${rows[@]}"; do
+		load_results "$row"
+		if [ "$(val STATUS)" != "done" ]; then
+			echo "| $row | $(val KERNEL) | | — | **$(val STATUS)**: $(val ERROR) | | | | | | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
+			continue
+		fi
+		for p in baseline series; do
+			ocr=$(val $p.OCR)
+			[ "$(val $p.OCR_KCORE)" = yes ] && ocr="$ocr (kernel code read from kcore)"
+			[ "$(val $p.OCR_KCORE)" = no ] && ocr="$ocr (**no kernel code read**)"
+			ann=$(val $p.ANNOTATE)
+			[ "$ann" = ok ] && ann="ok ($(val ANNOTATED_SYMBOL), $(val $p.ANNOTATE_LINES) lines from $(val $p.ANNOTATE_FROM))"
+			[ "$ann" != ok ] && [ "${ann#fail}" != "$ann" ] && ann="**$ann** ($(val ANNOTATED_SYMBOL), $(val $p.ANNOTATE_LINES) lines)"
+			kc=$(val $p.KCORE_RECORD)
+			[ "$kc" = ok ] && kc="$(val $p.KCORE_COPY_LOADS) ($(val $p.KCORE_COPY_OVERLAPS))"
+			echo "| $row | $(val KERNEL) | $(val KERNEL_STEXT) | $p $(val $p.VERSION) | $ocr |" \
+				"$(val $p.KERNEL_SAMPLES) of $(val $p.SAMPLES) | $(val $p.UNRESOLVED) | $(val DIFFERING) |" \
+				"$ann | $kc | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
+		done
+	done
+	echo
+	echo "Columns: *object code reading* is perf test \"Object code reading\" and"
+	echo "whether it read kernel code through /proc/kcore; *kernel samples* and"
+	echo "*unresolved* count perf script samples at kernel addresses and those"
+	echo "without a symbol; *differing* counts samples whose symbol or dso differs"
+	echo "between the two perfs on the same recording; *annotate* is perf annotate"
+	echo "of the hottest kernel symbol; *kcore copy* is perf record --kcore's copy."
+	crashes=$(for row in "${rows[@]}"; do
+		grep -E '^[a-z]+\.[A-Z_]+=crash:' "$outdir/$row/results.txt" 2>/dev/null | sed "s/^/$row: /" || true
+	done)
+	if [ -n "$crashes" ]; then
+		echo
+		echo "## Crashes"
+		echo
+		echo "$crashes" | sed 's/^/- /'
+	fi
+} >"$md"
+
+# JSON: one object per row, every result as a string.
+json_str() {
+	local s=$1
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	s=${s//$'\t'/\\t}
+	printf '"%s"' "$s"
+}
+{
+	echo "{"
+	echo "  \"total_seconds\": $total,"
+	echo "  \"rows\": ["
+	sep=
+	for row in "${rows[@]}"; do
+		load_results "$row"
+		printf '%s    {\n      "config": %s,\n      "status": %s,\n      "results": {' "$sep" "$(json_str "$row")" "$(json_str "$(val STATUS)")"
+		ksep=
+		while IFS= read -r k; do
+			printf '%s\n        %s: %s' "$ksep" "$(json_str "$k")" "$(json_str "${R[$k]}")"
+			ksep=,
+		done < <(printf '%s\n' "${!R[@]}" | LC_ALL=C sort)
+		printf '\n      }\n    }'
+		sep=$',\n'
+	done
+	echo
+	echo "  ]"
+	echo "}"
+} >"$outdir/vm-matrix.json"
+
+cat "$md"
+say "matrix done in ${total} s: $md, $outdir/vm-matrix.json"
+exit $failed

@@ -1,0 +1,237 @@
+#!/bin/sh
+# The guest script of the kcore matrix: runs as root inside the guest (busybox
+# sh), with the two perfs as /perf-baseline and /perf-series and the real
+# /proc/kcore. Started by vm/guest/init.sh, which prints its output between
+# the result markers.
+#
+# Prints KEY=VALUE lines ('baseline.X' and 'series.X' per perf; see
+# vm/README.md for the keys) and 'vm-progress: ...' lines; keeps the perf
+# outputs in /tmp/out/files/ (copied out through the console).
+#
+# A perf killed by a signal is reported as crash:SIGNAME and the script goes
+# on with the next step.
+
+PERFS="baseline series"
+FILES=/tmp/out/files
+# Kernel-heavy work: page-cache-free copies, a walk of sysfs and procfs, and
+# kallsyms formatting. Bounded so TCG needs a few seconds for it.
+WORKLOAD='dd if=/dev/zero of=/dev/null bs=4k count=30000 2>/dev/null;
+	find / >/dev/null 2>&1; cat /proc/kallsyms >/dev/null;
+	dd if=/dev/zero of=/dev/null bs=64k count=3000 2>/dev/null'
+SHORT_WORKLOAD='dd if=/dev/zero of=/dev/null bs=4k count=10000 2>/dev/null;
+	cat /proc/kallsyms >/dev/null'
+
+progress() { echo "vm-progress: [$(cut -d' ' -f1 /proc/uptime)] $*"; }
+result() { echo "$1=$2"; }
+
+# Status word of exit code $1: ok, fail:RC, or crash:SIGNAME for a signal.
+status_of() {
+	if [ "$1" -eq 0 ]; then
+		echo ok
+	elif [ "$1" -gt 128 ] && [ "$1" -lt 160 ]; then
+		echo "crash:SIG$(kill -l $(($1 - 128)))"
+	else
+		echo "fail:$1"
+	fi
+}
+
+# Count the samples of 'perf script -F ip,sym,dso' output $1: prints
+# "ALL KERNEL UNRESOLVED", kernel meaning an address in the upper half
+# (every kernel address on x86_64, arm64 and ppc64) and unresolved a kernel
+# sample without a symbol.
+count_samples() {
+	awk '{
+		n++
+		ip = $1
+		if (length(ip) == 16 && substr(ip, 1, 1) ~ /[89a-f]/) {
+			k++
+			if ($2 == "[unknown]") u++
+		}
+	} END { printf "%d %d %d\n", n, k, u }' "$1"
+}
+
+# Unsigned 64-bit compare with the shell's signed arithmetic: flip the top bit.
+ubias() { echo $(($1 ^ (1 << 63))); }
+
+# Count the PT_LOAD segments of ELF file $1 and the pairs of them whose
+# virtual address ranges overlap (the same kernel bytes copied twice).
+# Prints "LOADS OVERLAPS".
+load_overlaps() {
+	readelf -lW "$1" | awk '$1 == "LOAD" { print $3, $6 }' >/tmp/loads.txt
+	loads=0
+	overlaps=0
+	while read -r va sz; do
+		loads=$((loads + 1))
+		s1=$(ubias $((va)))
+		e1=$(ubias $((va + sz)))
+		i=0
+		while read -r vb szb; do
+			i=$((i + 1))
+			[ $i -lt $loads ] || break
+			s2=$(ubias $((vb)))
+			e2=$(ubias $((vb + szb)))
+			if [ "$s1" -lt "$e2" ] && [ "$s2" -lt "$e1" ]; then
+				overlaps=$((overlaps + 1))
+			fi
+		done </tmp/loads.txt
+	done </tmp/loads.txt
+	echo "$loads $overlaps"
+}
+
+# The hottest kernel symbol of a 'perf report --stdio --sort sym' output.
+hottest_kernel_symbol() {
+	awk '$2 == "[k]" && $3 !~ /^0x/ { print $3; exit }' "$1"
+}
+
+# Sum of the percentages of unresolved kernel entries ([k] 0x...) of a report.
+unresolved_percent() {
+	awk '$2 == "[k]" && $3 ~ /^0x/ { sub("%", "", $1); s += $1 } END { printf "%.2f\n", s }' "$1"
+}
+
+# --- the guest ---
+result KERNEL "$(uname -r)"
+result MACHINE "$(uname -m)"
+result KERNEL_STEXT "$(awk '$3 == "_stext" { print $1; exit }' /proc/kallsyms)"
+set -- $(load_overlaps /proc/kcore)
+result KCORE_LOADS "$1"
+readelf -lW /proc/kcore >$FILES/proc-kcore-phdrs.txt 2>&1
+for p in $PERFS; do
+	[ -x /perf-$p ] || { echo "no /perf-$p in the image" >&2; exit 1; }
+	result $p.VERSION "$(/perf-$p version 2>&1 | sed -n 's/^perf version //p')"
+done
+
+# 1. perf test "Object code reading": the kernel part reads /proc/kcore.
+for p in $PERFS; do
+	progress "$p: perf test 'Object code reading'"
+	/perf-$p test -vv "Object code reading" >$FILES/ocr-$p.log 2>&1
+	rc=$?
+	verdict=$(sed -n 's/^ *[0-9]*: Object code reading *: *\([A-Za-z!]*\).*/\1/p' $FILES/ocr-$p.log | tail -1)
+	[ -n "$verdict" ] || verdict=none
+	st=$(status_of $rc)
+	case $st in crash:*) verdict=$st ;; esac
+	result $p.OCR "$verdict"
+	# Kernel object code read from kcore: perf says it uses /proc/kcore
+	# ("for kernel data" in 6.12, "for kernel object code" elsewhere) and
+	# the test compared bytes with objdump of /proc/kcore.
+	reads=$(grep -c 'Objdump command is: .*/proc/kcore' $FILES/ocr-$p.log)
+	if grep -qE 'Using /proc/kcore for kernel (data|object code)' $FILES/ocr-$p.log &&
+		[ "$reads" -gt 0 ]; then
+		result $p.OCR_KCORE yes
+	else
+		result $p.OCR_KCORE no
+	fi
+	result $p.OCR_KCORE_READS "$reads"
+	result $p.OCR_MATCHES "$(grep -c 'Bytes read match those read by objdump' $FILES/ocr-$p.log)"
+done
+
+# 2. One system-wide recording of a kernel-heavy workload (with the baseline;
+# the series perf if that one fails), read back by both perfs.
+progress "recording the workload (perf record -a -e cpu-clock)"
+rec=none
+for p in $PERFS; do
+	/perf-$p record -a -e cpu-clock -o /tmp/x.data -- sh -c "$WORKLOAD" >$FILES/record-$p.log 2>&1
+	rc=$?
+	result $p.RECORD "$(status_of $rc)"
+	if [ $rc -eq 0 ]; then
+		rec=$p
+		break
+	fi
+done
+result RECORDED_BY $rec
+
+hottest=
+if [ $rec != none ]; then
+	for p in $PERFS; do
+		progress "$p: perf script / perf report"
+		/perf-$p script -i /tmp/x.data -F ip,sym,dso >/tmp/script-$p.txt 2>$FILES/script-$p.err
+		result $p.SCRIPT "$(status_of $?)"
+		set -- $(count_samples /tmp/script-$p.txt)
+		result $p.SAMPLES "$1"
+		result $p.KERNEL_SAMPLES "$2"
+		result $p.UNRESOLVED "$3"
+		/perf-$p report -i /tmp/x.data --stdio --sort sym >$FILES/report-$p.txt 2>$FILES/report-$p.err
+		result $p.REPORT "$(status_of $?)"
+		result $p.REPORT_UNRESOLVED_PCT "$(unresolved_percent $FILES/report-$p.txt)"
+		sym=$(hottest_kernel_symbol $FILES/report-$p.txt)
+		result $p.HOTTEST "${sym:-none}"
+		[ -n "$hottest" ] || hottest=$sym
+	done
+	# Samples whose symbol or dso differs between the two perfs (same data,
+	# same order, so line by line); n/a when a perf script failed or the two
+	# did not print the same number of samples.
+	awk 'NR == FNR { a[FNR] = $0; next }
+	     a[FNR] != $0 { d++; if (d <= 50) print "baseline: " a[FNR] "\nseries:   " $0 }
+	     END { print d + 0 > "/tmp/differing.count" }' \
+		/tmp/script-baseline.txt /tmp/script-series.txt >$FILES/differing.txt
+	nb=$(wc -l </tmp/script-baseline.txt)
+	ns=$(wc -l </tmp/script-series.txt)
+	if [ "$nb" -ne "$ns" ] || [ "$nb" -eq 0 ]; then
+		result DIFFERING "n/a($nb/$ns-samples)"
+	else
+		result DIFFERING "$(cat /tmp/differing.count)"
+	fi
+	head -c 65536 /tmp/script-baseline.txt >$FILES/script-baseline-head.txt
+
+	# 3. Annotate the hottest kernel symbol: its code is read from /proc/kcore
+	# and disassembled with the guest's objdump.
+	result ANNOTATED_SYMBOL "${hottest:-none}"
+	hottest_addr=$(awk -v s="$hottest" '$3 == s { print $1; exit }' /proc/kallsyms | sed 's/^0*//')
+	for p in $PERFS; do
+		if [ -z "$hottest" ]; then
+			result $p.ANNOTATE "skip:no-kernel-symbol"
+			continue
+		fi
+		progress "$p: perf annotate $hottest"
+		/perf-$p annotate -i /tmp/x.data --stdio "$hottest" >$FILES/annotate-$p.txt 2>$FILES/annotate-$p.err
+		rc=$?
+		lines=$(grep -cE '^ +[0-9.]+ +: +[0-9a-f]+:' $FILES/annotate-$p.txt)
+		from=$(sed -n 's/.*Disassembly of \([^ ]*\) .*/\1/p' $FILES/annotate-$p.txt | head -1)
+		# The first disassembled instruction must be at the symbol's address.
+		first=$(sed -n 's/^ *[0-9.]* *: *\([0-9a-f]*\):.*/\1/p' $FILES/annotate-$p.txt | head -1 | sed 's/^0*//')
+		if [ $rc -ne 0 ]; then
+			result $p.ANNOTATE "$(status_of $rc)"
+		elif [ "$lines" -eq 0 ]; then
+			result $p.ANNOTATE "fail:no-disassembly"
+		elif [ "$first" != "$hottest_addr" ]; then
+			result $p.ANNOTATE "fail:starts-at-$first-not-$hottest_addr"
+		else
+			result $p.ANNOTATE ok
+		fi
+		result $p.ANNOTATE_LINES "$lines"
+		result $p.ANNOTATE_FROM "${from:-none}"
+	done
+	if cmp -s $FILES/annotate-baseline.txt $FILES/annotate-series.txt; then
+		result ANNOTATE_SAME yes
+	else
+		result ANNOTATE_SAME no
+	fi
+fi
+
+# 4. perf record --kcore: the copy must hold each kernel byte once, and a
+# report from the copy must name the kernel samples.
+for p in $PERFS; do
+	progress "$p: perf record --kcore"
+	rm -rf /tmp/k.data
+	/perf-$p record --kcore -a -e cpu-clock -o /tmp/k.data -- sh -c "$SHORT_WORKLOAD" >$FILES/record-kcore-$p.log 2>&1
+	rc=$?
+	result $p.KCORE_RECORD "$(status_of $rc)"
+	[ $rc -eq 0 ] || continue
+	kcore=/tmp/k.data/kcore_dir/kcore
+	if [ ! -f $kcore ]; then
+		result $p.KCORE_COPY none
+		continue
+	fi
+	readelf -lW $kcore >$FILES/kcore-copy-phdrs-$p.txt 2>&1
+	set -- $(load_overlaps $kcore)
+	result $p.KCORE_COPY_LOADS "$1"
+	result $p.KCORE_COPY_OVERLAPS "$2"
+	result $p.KCORE_COPY_BYTES "$(wc -c <$kcore)"
+	/perf-$p report -i /tmp/k.data --stdio --sort sym >$FILES/report-kcore-$p.txt 2>$FILES/report-kcore-$p.err
+	result $p.KCORE_REPORT "$(status_of $?)"
+	result $p.KCORE_REPORT_UNRESOLVED_PCT "$(unresolved_percent $FILES/report-kcore-$p.txt)"
+	/perf-$p script -i /tmp/k.data -F ip,sym,dso >/tmp/kscript.txt 2>/dev/null
+	set -- $(count_samples /tmp/kscript.txt)
+	result $p.KCORE_KERNEL_SAMPLES "$2"
+	result $p.KCORE_UNRESOLVED "$3"
+done
+progress "done"
