@@ -42,13 +42,5 @@ clean:
 	rm -rf build/baseline build/patched build/bisect build/variants build/trees build/results build/src.tmp
 	git -C build/src worktree prune 2>/dev/null || true
 
-dist# perf bench internals kcore-load, baseline against the series, side by side.
-bench: tree
-	@$(S)/bench.sh
-
-# Real kernels in QEMU guests (x86_64, arm64, ppc64le): vm/README.md.
-check-vm: perf
-	@$(S)/vm-matrix.sh
-
-clean:
+distclean:
 	rm -rf build

@@ -109,12 +109,12 @@ md=$outdir/vm-matrix.md
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), QEMU TCG, guest script vm/guest/kcore-check.sh;"
 	echo "total ${total} s for ${#rows[@]} rows."
 	echo
-	echo "| guest | kernel | _stext | perf | object code reading | kernel samples | unresolved | differing | annotate | kcore copy: PT_LOADs (overlapping) | boot s | run s |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| guest | kernel | _stext | perf | object code reading | kernel samples | unresolved | differing | lost vs kallsyms | annotate | kcore copy: PT_LOADs (overlapping) | boot s | run s |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for row in "${rows[@]}"; do
 		load_results "$row"
 		if [ "$(val STATUS)" != "done" ]; then
-			echo "| $row | $(val KERNEL) | | — | **$(val STATUS)**: $(val ERROR) | | | | | | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
+			echo "| $row | $(val KERNEL) | | — | **$(val STATUS)**: $(val ERROR) | | | | | | | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
 			continue
 		fi
 		for p in baseline series; do
@@ -127,7 +127,7 @@ md=$outdir/vm-matrix.md
 			kc=$(val $p.KCORE_RECORD)
 			[ "$kc" = ok ] && kc="$(val $p.KCORE_COPY_LOADS) ($(val $p.KCORE_COPY_OVERLAPS))"
 			echo "| $row | $(val KERNEL) | $(val KERNEL_STEXT) | $p $(val $p.VERSION) | $ocr |" \
-				"$(val $p.KERNEL_SAMPLES) of $(val $p.SAMPLES) | $(val $p.UNRESOLVED) | $(val DIFFERING) |" \
+				"$(val $p.KERNEL_SAMPLES) of $(val $p.SAMPLES) | $(val $p.UNRESOLVED) | $(val DIFFERING) | $(val $p.KALLSYMS_LOST) |" \
 				"$ann | $kc | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
 		done
 	done
@@ -136,7 +136,9 @@ md=$outdir/vm-matrix.md
 	echo "whether it read kernel code through /proc/kcore; *kernel samples* and"
 	echo "*unresolved* count perf script samples at kernel addresses and those"
 	echo "without a symbol; *differing* counts samples whose symbol or dso differs"
-	echo "between the two perfs on the same recording; *annotate* is perf annotate"
+	echo "between the two perfs on the same recording; *lost vs kallsyms* counts"
+	echo "samples that perf names with kallsyms alone but names differently, or"
+	echo "not at all, with /proc/kcore; *annotate* is perf annotate"
 	echo "of the hottest kernel symbol; *kcore copy* is perf record --kcore's copy."
 	crashes=$(for row in "${rows[@]}"; do
 		grep -E '^[a-z]+\.[A-Z_]+=crash:' "$outdir/$row/results.txt" 2>/dev/null | sed "s/^/$row: /" || true

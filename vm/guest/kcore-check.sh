@@ -172,6 +172,26 @@ if [ $rec != none ]; then
 	fi
 	head -c 65536 /tmp/script-baseline.txt >$FILES/script-baseline-head.txt
 
+	# Nothing kallsyms resolves may be lost with kcore: each perf reads the
+	# same data again with kallsyms alone (a copy of /proc/kallsyms with no
+	# kcore beside it) and every sample it names must get the same name from
+	# its kcore run. The dso is not compared: kcore covers modules too.
+	mkdir -p /tmp/kallsyms-only
+	cp /proc/kallsyms /tmp/kallsyms-only/kallsyms
+	for p in $PERFS; do
+		progress "$p: perf script with kallsyms only"
+		/perf-$p script -i /tmp/x.data -F ip,sym,dso --kallsyms /tmp/kallsyms-only/kallsyms \
+			>/tmp/script-kallsyms-$p.txt 2>$FILES/script-kallsyms-$p.err
+		result $p.KALLSYMS_SCRIPT "$(status_of $?)"
+		awk 'function name(l) { sub(/ *\([^()]*\) *$/, "", l); return l }
+		     NR == FNR { a[FNR] = name($0); next }
+		     a[FNR] !~ /\[unknown\]/ && a[FNR] != name($0) {
+			l++; if (l <= 50) print "kallsyms: " a[FNR] "\nkcore:    " name($0) }
+		     END { print l + 0 > "/tmp/lost.count" }' \
+			/tmp/script-kallsyms-$p.txt /tmp/script-$p.txt >$FILES/lost-$p.txt
+		result $p.KALLSYMS_LOST "$(cat /tmp/lost.count)"
+	done
+
 	# 3. Annotate the hottest kernel symbol: its code is read from /proc/kcore
 	# and disassembled with the guest's objdump.
 	result ANNOTATED_SYMBOL "${hottest:-none}"
