@@ -2,7 +2,8 @@
 # Write the commits base..HEAD of build/src to patches/ as git format-patch
 # files and list them in patches/series. The output is stable: exporting the
 # same commits again changes no byte (zero commit ids, no git version).
-# The hand-written cover letter, patches/0000-cover-letter.patch, is kept.
+# The hand-written cover letter, patches/0000-cover-letter.patch, is kept,
+# and notes for reviewers in patches/notes/ are put below each patch's '---'.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -23,6 +24,13 @@ n=0
 	echo "# The series, in the order git am applies it (scripts/export-series.sh)."
 	for p in "$tmp"/*.patch; do
 		[ -e "$p" ] || continue
+		# A note for reviewers (patches/notes/NAME.txt, NAME without the
+		# number) goes below the '---' line, which git am ignores.
+		note=$TOP/patches/notes/$(basename "$p" .patch | cut -d- -f2-).txt
+		if [ -f "$note" ]; then
+			sed -i "0,/^---\$/{/^---\$/r $note
+}" "$p"
+		fi
 		cp "$p" "$TOP/patches/"
 		basename "$p"
 		n=$((n + 1))
