@@ -31,8 +31,10 @@ check: perf
 	@$(S)/check.sh
 
 # perf bench internals kcore-load, baseline against the series, side by side.
+# BENCH_ARGS: options of scripts/bench-compare.sh, for one table instead of
+# the default two.
 bench: tree
-	@$(S)/bench.sh
+	@$(S)/bench.sh $(BENCH_ARGS)
 
 # Real kernels in QEMU guests (x86_64, arm64, ppc64le): vm/README.md.
 check-vm: perf
