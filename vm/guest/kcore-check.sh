@@ -124,6 +124,27 @@ for p in $PERFS; do
 	result $p.OCR_MATCHES "$(grep -c 'Bytes read match those read by objdump' $FILES/ocr-$p.log)"
 done
 
+# 1b. The series' "kcore maps" suite (synthetic kcore files, written and
+# read in the guest's own architecture and word size). The baseline has no
+# such suite: n/a.
+for p in $PERFS; do
+	if ! /perf-$p test list 2>&1 | grep -q ': kcore maps$'; then
+		result $p.KCORE_SUITE n/a
+		continue
+	fi
+	progress "$p: perf test 'kcore maps'"
+	/perf-$p test -v "kcore maps" >$FILES/kcore-maps-$p.log 2>&1
+	st=$(status_of $?)
+	ok=$(grep -cE '^ *[0-9]+\.[0-9]+: .*: Ok$' $FILES/kcore-maps-$p.log)
+	bad=$(grep -cE '^ *[0-9]+\.[0-9]+: .*: FAILED' $FILES/kcore-maps-$p.log)
+	case $st in
+	crash:*) result $p.KCORE_SUITE "$st" ;;
+	*) [ "$ok" -gt 0 ] && [ "$bad" -eq 0 ] && result $p.KCORE_SUITE ok || result $p.KCORE_SUITE "fail:$bad-failed" ;;
+	esac
+	result $p.KCORE_SUITE_PASSED "$ok"
+	result $p.KCORE_SUITE_FAILED "$bad"
+done
+
 # 2. One system-wide recording of a kernel-heavy workload (with the baseline;
 # the series perf if that one fails), read back by both perfs.
 progress "recording the workload (perf record -a -e cpu-clock)"
