@@ -36,6 +36,11 @@ check: perf
 bench: tree
 	@$(S)/bench.sh $(BENCH_ARGS)
 
+# The README's main command: the series' perf on a real arm64 kernel in QEMU,
+# perf report and perf annotate read from its /proc/kcore.
+demo: tree
+	@$(S)/demo.sh
+
 # Real kernels in QEMU guests (x86_64, arm64, ppc64le): vm/README.md.
 check-vm: perf
 	@$(S)/vm-matrix.sh

@@ -11,6 +11,7 @@ set -euo pipefail
 # editing it during a run cannot change what the run does.
 main() {
 
+check_start=$SECONDS
 results=$BUILD/results
 logs=$results/logs
 mkdir -p "$logs"
@@ -150,6 +151,27 @@ if [ ${#test_commits[@]} -gt 0 ]; then
 	fi
 fi
 
+# 8. Real kernels: the QEMU matrix (scripts/vm-matrix.sh, vm/README.md), both
+# perfs against the real /proc/kcore of Debian's kernels; the baseline's
+# known defects and the emulator's limits are in tests/expect-vm.txt.
+# VM=0 leaves it out, reported as one skipped check.
+if [ "${VM:-1}" = 0 ]; then
+	report SKIP "vm: real-kernel matrix" "VM=0"
+else
+	say "real-kernel matrix: QEMU guests (about 30 minutes; log: build/results/logs/vm-matrix.log)"
+	rm -f "$results/vm/checks.txt"
+	"$TOP/scripts/vm-matrix.sh" -o "$results/vm" 2>&1 | tee "$logs/vm-matrix.log" |
+		grep --line-buffered -E '^(==>|\[)' >&2 || true
+	if [ -s "$results/vm/checks.txt" ]; then
+		while IFS='|' read -r status name detail; do
+			report "$status" "$name" "$detail"
+		done <"$results/vm/checks.txt"
+	else
+		report FAIL "vm: real-kernel matrix" "no verdicts: see build/results/logs/vm-matrix.log"
+	fi
+fi
+
+echo "make check took $((SECONDS - check_start)) s" | tee -a "$out"
 echo "$passed passed, $failed failed, $skipped skipped" | tee -a "$out"
 [ "$failed" = 0 ]
 }

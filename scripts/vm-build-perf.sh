@@ -10,12 +10,19 @@
 #
 # The sources are a clone of the project's build/src (VM_PERF_SRC), fetched
 # again at each call; a perf whose commit and flags did not change is not
-# rebuilt. Usage: scripts/vm-build-perf.sh ARCH   (arm64, ppc64el, amd64)
+# rebuilt. Usage: scripts/vm-build-perf.sh ARCH [baseline|series]...
+# (ARCH: arm64, ppc64el, amd64; default both perfs).
 set -euo pipefail
 . "$(dirname "$0")/vm-lib.sh"
 
-[ $# -eq 1 ] || die "usage: $0 ARCH (arm64, ppc64el or amd64)"
+[ $# -ge 1 ] || die "usage: $0 ARCH [baseline|series]... (ARCH: arm64, ppc64el or amd64)"
 arch=$1
+shift
+which=("$@")
+[ ${#which[@]} -gt 0 ] || which=(baseline series)
+for w in "${which[@]}"; do
+	case $w in baseline | series) ;; *) die "no perf '$w': baseline or series" ;; esac
+done
 triplet=$(deb_triplet "$arch")
 
 if [ "$arch" = amd64 ]; then
@@ -53,8 +60,15 @@ checkout() { # REV DIR: DIR is a worktree of the clone at REV, detached
 		git -C "$clone" worktree add -q --detach "$dir" "$rev"
 	fi
 }
-checkout base "$VM_BUILD/trees/base"
-checkout "${VM_SERIES_REV:-origin/main}" "$VM_BUILD/trees/series"
+tree_rev() { # PERF: the revision it is built from
+	case $1 in
+	baseline) echo base ;;
+	series) echo "${VM_SERIES_REV:-origin/main}" ;;
+	esac
+}
+for w in "${which[@]}"; do
+	checkout "$(tree_rev "$w")" "$VM_BUILD/trees/$w"
+done
 
 # --- sysroot: the guest architecture's libraries and headers ---
 sysroot=$VM_BUILD/sysroot/$arch
@@ -125,5 +139,6 @@ build() { # TREE OUT
 	echo "$key" >"$out/.build-key"
 	say "built $arch ${out##*/} perf in $((SECONDS - start)) s"
 }
-build "$VM_BUILD/trees/base" "$VM_BUILD/perf/$arch/baseline"
-build "$VM_BUILD/trees/series" "$VM_BUILD/perf/$arch/series"
+for w in "${which[@]}"; do
+	build "$VM_BUILD/trees/$w" "$VM_BUILD/perf/$arch/$w"
+done

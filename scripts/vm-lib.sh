@@ -7,16 +7,9 @@
 
 VM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# The project's conventions (say, die, base.conf: PERF_MAKE_FLAGS). Once
-# these files live in the project, scripts/lib.sh is beside this file; until
-# then they come from the project checkout PROJECT (default /work/main),
-# which is only read.
-if [ -f "$VM_TOP/scripts/lib.sh" ]; then
-	# shellcheck source=lib.sh
-	. "$VM_TOP/scripts/lib.sh"
-else
-	. "${PROJECT:-/work/main}/scripts/lib.sh"
-fi
+# The project's conventions: say, die, base.conf (PERF_MAKE_FLAGS).
+# shellcheck source=lib.sh
+. "$VM_TOP/scripts/lib.sh"
 
 # Everything the harness makes or downloads goes under VM_BUILD.
 VM_BUILD=${VM_BUILD:-$VM_TOP/build/vm}

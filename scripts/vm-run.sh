@@ -22,6 +22,7 @@
 # Perfs: amd64 uses the project's build/{baseline,patched}/perf, copied at
 # the start of the run; other architectures build/vm/perf/ARCH/ (from
 # scripts/vm-build-perf.sh). PERF_BASELINE and PERF_SERIES override both.
+# VM_PERFS lists the perfs the image gets (default "baseline series").
 set -euo pipefail
 . "$(dirname "$0")/vm-lib.sh"
 
@@ -63,7 +64,8 @@ else
 	series=${PERF_SERIES:-$VM_BUILD/perf/$DEB_ARCH/series/perf}
 fi
 image=$outdir/image
-for p in baseline series; do
+perfs=${VM_PERFS:-baseline series}
+for p in $perfs; do
 	src=${!p}
 	[ -x "$src" ] || fail missing-perf 2 "no $p perf $src (scripts/vm-build-perf.sh $DEB_ARCH, or make perf for amd64)"
 	cp "$src" "$image/perf-$p"      # a copy: the source may be rebuilt meanwhile
@@ -72,12 +74,13 @@ done
 # are all in the rootfs.
 machine_of() { readelf -h "$1" 2>/dev/null | sed -n 's/^ *Machine: *//p'; }
 want=$(machine_of "$(dirname "$rootfs")/root/bin/busybox")
-for p in baseline series; do
+for p in $perfs; do
 	got=$(machine_of "$image/perf-$p")
 	[ "$got" = "$want" ] || fail setup-error 2 "the $p perf (${!p}) is for '${got:-not an ELF program}', the guest is '$want'"
 done
 trap - ERR
-(check_image_libs "$(dirname "$rootfs")/root" "$image/perf-baseline" "$image/perf-series") ||
+# shellcheck disable=SC2046
+(check_image_libs "$(dirname "$rootfs")/root" $(printf "$image/perf-%s " $perfs)) ||
 	fail setup-error 2 "the perfs do not run on the $DEB_ARCH rootfs"
 trap 'fail setup-error 2 "setup failed (see the messages above)"' ERR
 cp "$VM_GUEST/init.sh" "$image/init"

@@ -1,0 +1,60 @@
+#!/bin/bash
+# make demo: the series' perf on a real arm64 kernel.
+#
+# Builds what it needs (the host's QEMU and cross compiler, an arm64 perf of
+# the series, the guest's root file system, Debian's arm64 6.12 kernel),
+# boots that kernel in QEMU (TCG, -cpu max, KASLR on: /proc/kcore's kernel
+# text segment then lies inside its vmalloc segment, the layout the series
+# is about), records kernel samples with the series' perf and prints
+# perf report's top kernel symbols and perf annotate of the hottest one,
+# whose code perf read from /proc/kcore.
+#
+# DEMO_ROW picks another matrix row (vm/configs/); the output is kept in
+# build/vm/demo/.
+set -euo pipefail
+. "$(dirname "$0")/vm-lib.sh"
+
+row=${DEMO_ROW:-arm64-max-kaslr}
+out=$VM_BUILD/demo
+start=$SECONDS
+step() { say "[$((SECONDS - start)) s] $*"; }
+
+load_config "$row"
+step "1/4 host packages for the guests (QEMU, cross compilers)"
+"$VM_TOP/scripts/vm-install-deps.sh"
+step "2/4 the series' perf for $DEB_ARCH"
+"$VM_TOP/scripts/vm-build-perf.sh" "$DEB_ARCH" series
+step "3/4 booting $row and running vm/guest/demo.sh in it"
+rc=0
+VM_PERFS=series "$VM_TOP/scripts/vm-run.sh" "$row" "$VM_GUEST/demo.sh" "$out" || rc=$?
+[ $rc -eq 0 ] || die "the demo guest did not finish (vm-run.sh exit status $rc): see $out/console.txt"
+
+step "4/4 results"
+r() { sed -n "s/^$1=//p" "$out/results.txt" | tail -1; }
+g=$out/guest
+for f in kcore.txt report.txt annotate.txt; do
+	[ -s "$g/$f" ] || die "the guest left no $f: see $out/console.txt and $g/"
+done
+echo
+echo "Kernel $(r KERNEL) on QEMU $QEMU -M $MACHINE -cpu $CPU; perf $(r PERF_VERSION) (the series)."
+echo
+cat "$g/kcore.txt"
+echo
+echo "perf report --stdio --sort sym (kernel samples of 'perf record -a -e cpu-clock:k'):"
+grep -E '^ +[0-9.]+%' "$g/report.txt" | head -15
+echo
+uses=$(r REPORT_USES_KCORE)
+unresolved=$(r UNRESOLVED_KERNEL_ENTRIES)
+echo "perf report -v: $(grep -m1 'Using /proc/kcore for kernel' "$g/report.err" || echo 'kcore NOT used')"
+echo "Kernel report lines without a symbol: $unresolved."
+echo
+echo "perf annotate --stdio $(r HOTTEST) (kallsyms: $(r HOTTEST_ADDRESS); $(r ANNOTATE_LINES) instructions, first $(r ANNOTATE_FIRST)):"
+head -45 "$g/annotate.txt"
+[ "$(wc -l <"$g/annotate.txt")" -le 45 ] || echo "... ($g/annotate.txt has the rest)"
+echo
+ok=yes
+[ "$(r RECORD)" = 0 ] && [ "$(r REPORT)" = 0 ] && [ "$(r ANNOTATE)" = 0 ] || ok=no
+[ "$uses" -gt 0 ] && [ "$unresolved" = 0 ] && [ "$(r ANNOTATE_LINES)" -gt 0 ] || ok=no
+[ "$(r ANNOTATE_FIRST)" = "$(r HOTTEST_ADDRESS)" ] || ok=no
+step "demo done in $((SECONDS - start)) s (boot and run: $(r RUN_SECONDS) s); files: $g/"
+[ $ok = yes ] || die "the demo's checks failed: kcore used $uses, unresolved $unresolved, annotate $(r ANNOTATE) starting at $(r ANNOTATE_FIRST) (symbol at $(r HOTTEST_ADDRESS))"
