@@ -40,17 +40,22 @@ echo "Kernel $(r KERNEL) on QEMU $QEMU -M $MACHINE -cpu $CPU; perf $(r PERF_VERS
 echo
 cat "$g/kcore.txt"
 echo
+echo "perf makes one map per segment, orders them by end address (a subset"
+echo "first) and merges each; the kernel map becomes the text segment's map."
+echo
 echo "perf report --stdio --sort sym (kernel samples of 'perf record -a -e cpu-clock:k'):"
 grep -E '^ +[0-9.]+%' "$g/report.txt" | head -15
 echo
-uses=$(r REPORT_USES_KCORE)
+uses=$(r USES_KCORE)
 unresolved=$(r UNRESOLVED_KERNEL_ENTRIES)
-echo "perf report -v: $(grep -m1 'Using /proc/kcore for kernel' "$g/report.err" || echo 'kcore NOT used')"
 echo "Kernel report lines without a symbol: $unresolved."
 echo
+echo "perf annotate -v: $(grep -m1 'Using /proc/kcore for kernel' "$g/annotate.err" || echo 'kcore NOT used')"
 echo "perf annotate --stdio $(r HOTTEST) (kallsyms: $(r HOTTEST_ADDRESS); $(r ANNOTATE_LINES) instructions, first $(r ANNOTATE_FIRST)):"
-head -45 "$g/annotate.txt"
-[ "$(wc -l <"$g/annotate.txt")" -le 45 ] || echo "... ($g/annotate.txt has the rest)"
+# (-v adds perf's per-address sample counts before the disassembly.)
+grep -vE '^ +([0-9a-f]+|h->nr_samples): [0-9]+$' "$g/annotate.txt" | head -30
+echo "... ($g/annotate.txt has all of it); the hottest instructions:"
+grep -E '^ +[0-9.]+ +: +[0-9a-f]+:' "$g/annotate.txt" | sort -rn | head -5
 echo
 ok=yes
 [ "$(r RECORD)" = 0 ] && [ "$(r REPORT)" = 0 ] && [ "$(r ANNOTATE)" = 0 ] || ok=no

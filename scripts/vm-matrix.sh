@@ -227,7 +227,7 @@ is() { [ "$1" = "$2" ] && echo yes || echo no; }
 {
 	for row in "${rows[@]}"; do
 		load_results "$row"
-		if [ "$(val STATUS)" != done ]; then
+		if [ "$(val STATUS)" != "done" ]; then
 			printf 'FAIL|vm: %s: ran to its end|%s: %s\n' "$row" "$(val STATUS)" "$(val ERROR)"
 			continue
 		fi

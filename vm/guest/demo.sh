@@ -9,7 +9,8 @@
 #                  kernel text marked, and the segments that contain it
 #   report.txt     perf report --stdio: the top kernel symbols
 #   annotate.txt   perf annotate --stdio of the hottest kernel symbol
-#   *.err          perf's messages, -v: where it read kernel code from
+#   *.err          perf's messages (annotate's, with -v: where it read the
+#                  kernel's code from)
 
 PERF=/perf-series
 FILES=/tmp/out/files
@@ -57,7 +58,14 @@ done </tmp/loads.txt
 			[ "$(ubias $((text_end)))" -le "$(ubias $((va + sz)))" ]; then
 			note="  <- contains the kernel text"
 		fi
-		printf '  %s - %s  %10d MiB%s\n' "$(printf '0x%016x' $((va)))" "$end" $((sz >> 20)) "$note"
+		if [ $((sz >> 40)) -gt 0 ]; then
+			size="$((sz >> 40)) TiB"
+		elif [ $((sz >> 30)) -gt 0 ]; then
+			size="$((sz >> 30)) GiB"
+		else
+			size="$((sz >> 20)) MiB"
+		fi
+		printf '  %s - %s  %8s%s\n' "$(printf '0x%016x' $((va)))" "$end" "$size" "$note"
 	done </tmp/loads.txt
 } >$FILES/kcore.txt
 result KCORE_LOADS "$(wc -l </tmp/loads.txt)"
@@ -69,12 +77,11 @@ rc=$?
 result RECORD "$rc"
 [ $rc -eq 0 ] || exit 1
 
-# 3. The top kernel symbols; -v says where perf read the kernel from.
+# 3. The top kernel symbols.
 progress "perf report --stdio --sort sym"
-$PERF report -v -i /tmp/demo.data --stdio --sort sym --percent-limit 0.8 \
+$PERF report -i /tmp/demo.data --stdio --sort sym --percent-limit 0.8 \
 	>$FILES/report.txt 2>$FILES/report.err
 result REPORT "$?"
-result REPORT_USES_KCORE "$(grep -c 'Using /proc/kcore for kernel' $FILES/report.err)"
 hottest=$(awk '$2 == "[k]" && $3 !~ /^0x/ { print $3; exit }' $FILES/report.txt)
 result HOTTEST "${hottest:-none}"
 result HOTTEST_ADDRESS "$(awk -v s="$hottest" '$3 == s { print $1; exit }' /proc/kallsyms)"
@@ -85,6 +92,8 @@ result UNRESOLVED_KERNEL_ENTRIES "$(awk '$2 == "[k]" && $3 ~ /^0x/' $FILES/repor
 progress "perf annotate --stdio $hottest"
 $PERF annotate -v -i /tmp/demo.data --stdio "$hottest" >$FILES/annotate.txt 2>$FILES/annotate.err
 result ANNOTATE "$?"
+# -v: perf says where it read the kernel's code from.
+result USES_KCORE "$(grep -c 'Using /proc/kcore for kernel' $FILES/annotate.err)"
 result ANNOTATE_LINES "$(grep -cE '^ +[0-9.]+ +: +[0-9a-f]+:' $FILES/annotate.txt)"
 result ANNOTATE_FIRST "$(sed -n 's/^ *[0-9.]* *: *\([0-9a-f]*\):.*/\1/p' $FILES/annotate.txt | head -1)"
 progress "done"
