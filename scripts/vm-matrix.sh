@@ -237,7 +237,7 @@ is() { [ "$1" = "$2" ] && echo yes || echo no; }
 				"$(val $p.OCR_KCORE_READS) objdump reads of /proc/kcore, $(val $p.OCR_MATCHES) matches"
 			if [ "$(val $p.KCORE_SUITE)" != n/a ]; then
 				verdict "$row" "$p" "kcore maps suite" "$(is "$(val $p.KCORE_SUITE)" ok)" \
-					"$(val $p.KCORE_SUITE): $(val $p.KCORE_SUITE_PASSED) passed, $(val $p.KCORE_SUITE_FAILED) failed"
+					"$(val $p.KCORE_SUITE): $(val $p.KCORE_SUITE_PASSED) passed, $(val $p.KCORE_SUITE_FAILED) failed, skipped: $(val $p.KCORE_SUITE_SKIPPED)"
 			fi
 			ok=no
 			[ "$(val $p.SCRIPT)" = ok ] && [ "$(val $p.KERNEL_SAMPLES)" != — ] && [ "$(val $p.KERNEL_SAMPLES)" -gt 0 ] &&

@@ -143,6 +143,9 @@ for p in $PERFS; do
 	esac
 	result $p.KCORE_SUITE_PASSED "$ok"
 	result $p.KCORE_SUITE_FAILED "$bad"
+	# e.g. the annotate case on a guest whose objdump has no x86-64
+	result $p.KCORE_SUITE_SKIPPED "$(sed -n 's/^ *[0-9]*\.[0-9]*: kcore maps: \(.*[^ ]\) *: Skip.*/\1/p' \
+		$FILES/kcore-maps-$p.log | paste -sd';' -)"
 done
 
 # 2. One system-wide recording of a kernel-heavy workload (with the baseline;
