@@ -158,6 +158,13 @@ fi
 if [ "${VM:-1}" = 0 ]; then
 	report SKIP "vm: real-kernel matrix" "VM=0"
 else
+	say "the QEMU harness's own tests: bad states (about 2 minutes)"
+	"$TOP/tests/vm-harness.sh" "$results/vm-harness" 2>"$logs/vm-harness.log" >"$logs/vm-harness.txt" || true
+	while IFS='|' read -r status name detail; do
+		report "$status" "$name" "$detail"
+	done <"$logs/vm-harness.txt"
+	grep -q . "$logs/vm-harness.txt" ||
+		report FAIL "vm harness" "no results: see build/results/logs/vm-harness.log"
 	say "real-kernel matrix: QEMU guests (about 30 minutes; log: build/results/logs/vm-matrix.log)"
 	rm -f "$results/vm/checks.txt"
 	"$TOP/scripts/vm-matrix.sh" -o "$results/vm" 2>&1 | tee "$logs/vm-matrix.log" |
