@@ -199,7 +199,7 @@ json_str() {
 # What a row is expected to get wrong (the baseline's known defects) or
 # cannot show (an emulator's limit) is in tests/expect-vm.txt.
 expect_file=$VM_TOP/tests/expect-vm.txt
-expectation() { # ROW PERF CHECK: prints "fail|skip REASON", or nothing
+expectation() { # ROW PERF CHECK: prints "fail|may-fail|skip REASON", or nothing
 	local row=$1 perf=$2 check=$3 r p c e why
 	[ -f "$expect_file" ] || return 0
 	while read -r r p c e why; do
@@ -217,7 +217,7 @@ verdict() { # ROW PERF CHECK OK(yes/no) DETAIL
 	case "$ok:${exp%% *}" in
 	yes:fail) status=FAIL detail="$detail; expected to fail (tests/expect-vm.txt) but passed" ;;
 	yes:*) status=PASS ;;
-	no:fail) status=XFAIL detail="$detail; expected: ${exp#* }" ;;
+	no:fail | no:may-fail) status=XFAIL detail="$detail; expected: ${exp#* }" ;;
 	no:skip) status=SKIP detail="$detail; ${exp#* }" ;;
 	no:*) status=FAIL ;;
 	esac
