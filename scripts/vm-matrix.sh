@@ -150,6 +150,17 @@ md=$outdir/vm-matrix.md
 		echo
 		echo "$crashes" | sed 's/^/- /'
 	fi
+	# The table has no column for it: a failing suite would go unseen.
+	suite=$(for row in "${rows[@]}"; do
+		grep -E '^[a-z]+\.KCORE_SUITE=' "$outdir/$row/results.txt" 2>/dev/null |
+			grep -vE '=(ok|n/a)$' | sed "s/^/- $row: /" || true
+	done)
+	if [ -n "$suite" ]; then
+		echo
+		echo "## perf test \"kcore maps\" not ok"
+		echo
+		echo "$suite"
+	fi
 } >"$md"
 
 # JSON: one object per row, every result as a string.
