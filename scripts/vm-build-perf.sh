@@ -2,20 +2,21 @@
 # Build the baseline perf (tag 'base') and the series perf (branch 'main')
 # for guest architecture ARCH, into build/vm/perf/ARCH/{baseline,series}/perf.
 #
-# arm64 and ppc64el are cross-built with Debian's gcc-<triplet> against a
-# sysroot of that architecture's Debian packages (unpacked, not installed)
-# with base.conf's PERF_MAKE_FLAGS. amd64 is not built here: the guest uses
-# the project's own build/{baseline,patched}/perf (make perf), which links
-# against the same Debian 12 libraries as the guest rootfs.
+# arm64, ppc64el and i386 are cross-built with Debian's gcc-<triplet>
+# (gcc-i686-linux-gnu for i386) against a sysroot of that architecture's
+# Debian packages (unpacked, not installed) with base.conf's
+# PERF_MAKE_FLAGS. amd64 is not built here: the guest uses the project's
+# own build/{baseline,patched}/perf (make perf), which links against the
+# same Debian 12 libraries as the guest rootfs.
 #
 # The sources are a clone of the project's build/src (VM_PERF_SRC), fetched
 # again at each call; a perf whose commit and flags did not change is not
 # rebuilt. Usage: scripts/vm-build-perf.sh ARCH [baseline|series]...
-# (ARCH: arm64, ppc64el, amd64; default both perfs).
+# (ARCH: arm64, ppc64el, i386, amd64; default both perfs).
 set -euo pipefail
 . "$(dirname "$0")/vm-lib.sh"
 
-[ $# -ge 1 ] || die "usage: $0 ARCH [baseline|series]... (ARCH: arm64, ppc64el or amd64)"
+[ $# -ge 1 ] || die "usage: $0 ARCH [baseline|series]... (ARCH: arm64, ppc64el, i386 or amd64)"
 arch=$1
 shift
 which=("$@")
@@ -24,6 +25,7 @@ for w in "${which[@]}"; do
 	case $w in baseline | series) ;; *) die "no perf '$w': baseline or series" ;; esac
 done
 triplet=$(deb_triplet "$arch")
+multiarch=$(deb_multiarch "$arch")
 
 if [ "$arch" = amd64 ]; then
 	for p in "$PERF_X86_BASELINE" "$PERF_X86_SERIES"; do
@@ -33,9 +35,12 @@ if [ "$arch" = amd64 ]; then
 	exit 0
 fi
 
+# karch: perf's ARCH; elf: what file(1) says of a perf for the guest.
 case $arch in
-arm64) karch=arm64 ;;
-ppc64el) karch=powerpc ;;
+arm64) karch=arm64 elf='ELF 64-bit LSB.*aarch64' ;;
+ppc64el) karch=powerpc elf='ELF 64-bit LSB.*PowerPC' ;;
+# x86 with a 32-bit compiler: perf's Makefile.arch then sets IS_64_BIT=0.
+i386) karch=x86 elf='ELF 32-bit LSB.*Intel 80386' ;;
 *) die "no cross build for $arch" ;;
 esac
 cross=$triplet-
@@ -107,7 +112,7 @@ make_args=(
 	"${PERF_MAKE_FLAGS[@]}"
 )
 export PKG_CONFIG_SYSROOT_DIR=$sysroot
-export PKG_CONFIG_LIBDIR=$sysroot/usr/lib/$triplet/pkgconfig:$sysroot/usr/share/pkgconfig
+export PKG_CONFIG_LIBDIR=$sysroot/usr/lib/$multiarch/pkgconfig:$sysroot/usr/share/pkgconfig
 export PKG_CONFIG_PATH=
 
 build() { # TREE OUT
@@ -134,7 +139,7 @@ build() { # TREE OUT
 		grep -q "^feature-${f%%:*}=1" "$out/FEATURE-DUMP" ||
 			die "$arch perf in $out was built without ${f%%:*} (is ${f#*}:$arch in the sysroot?)"
 	done
-	file "$out/perf" | grep -q "ELF 64-bit LSB.*$( [ "$arch" = arm64 ] && echo aarch64 || echo PowerPC)" ||
+	file "$out/perf" | grep -q "$elf" ||
 		die "$out/perf is not an $arch program: $(file -b "$out/perf")"
 	echo "$key" >"$out/.build-key"
 	say "built $arch ${out##*/} perf in $((SECONDS - start)) s"

@@ -4,13 +4,13 @@
 # newc cpio (gzip). The kernel modules, perfs, /init and the guest script
 # are added at each run (scripts/vm-run.sh) as a second cpio, so this one is
 # built once. Prints the path of the archive.
-# Usage: scripts/vm-build-rootfs.sh ARCH   (amd64, arm64, ppc64el)
+# Usage: scripts/vm-build-rootfs.sh ARCH   (amd64, i386, arm64, ppc64el)
 set -euo pipefail
 . "$(dirname "$0")/vm-lib.sh"
 # shellcheck source=../vm/rootfs.conf
 . "$VM_TOP/vm/rootfs.conf"
 
-[ $# -eq 1 ] || die "usage: $0 ARCH (amd64, arm64 or ppc64el)"
+[ $# -eq 1 ] || die "usage: $0 ARCH (amd64, i386, arm64 or ppc64el)"
 arch=$1
 triplet=$(deb_triplet "$arch")
 out=$VM_BUILD/rootfs/$arch

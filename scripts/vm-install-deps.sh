@@ -1,6 +1,6 @@
 #!/bin/bash
 # Install the host packages the real-kernel harness needs, only those that
-# are missing: QEMU for the three guest architectures, the cross compilers,
+# are missing: QEMU for the guest architectures, the cross compilers,
 # and the tools that unpack packages and pack the initramfs. Guest-side
 # packages (kernels, libraries) are never installed: scripts/vm-*.sh
 # download and unpack them.
@@ -9,7 +9,7 @@ set -euo pipefail
 
 VM_PACKAGES=(
 	qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-data
-	gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu
+	gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu gcc-i686-linux-gnu
 	cpio gzip xz-utils binutils file pkg-config coreutils
 )
 

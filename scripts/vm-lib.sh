@@ -1,8 +1,8 @@
 # Helpers for the real-kernel harness (scripts/vm-*.sh); sourced, not run.
 # shellcheck shell=bash
 #
-# The harness boots Debian kernels in QEMU (TCG only) for x86_64, arm64 and
-# ppc64le and runs both perfs inside against the real /proc/kcore. See
+# The harness boots Debian kernels in QEMU (TCG only) for x86_64, i386,
+# arm64 and ppc64le and runs both perfs inside against the real /proc/kcore. See
 # vm/README.md.
 
 VM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -114,13 +114,24 @@ vm_unpack() {
 	echo "$dir"
 }
 
-# GNU triplet of Debian architecture $1.
+# GNU triplet of Debian architecture $1: the prefix of its cross tools and
+# the name of its binutils package (binutils-<triplet>).
 deb_triplet() {
 	case $1 in
 	amd64) echo x86_64-linux-gnu ;;
 	arm64) echo aarch64-linux-gnu ;;
 	ppc64el) echo powerpc64le-linux-gnu ;;
+	i386) echo i686-linux-gnu ;;
 	*) die "unknown Debian architecture $1" ;;
+	esac
+}
+
+# Multiarch directory of Debian architecture $1 (/usr/lib/<multiarch>): the
+# GNU triplet, except for i386, whose libraries are in i386-linux-gnu.
+deb_multiarch() {
+	case $1 in
+	i386) echo i386-linux-gnu ;;
+	*) deb_triplet "$1" ;;
 	esac
 }
 

@@ -37,6 +37,7 @@ done
 default_rows=(
 	x86_64-nokaslr arm64-max-nokaslr arm64-a72-nokaslr ppc64le-power9
 	x86_64-kaslr arm64-max-kaslr arm64-a72-kaslr
+	arm64-16k i386-686pae
 )
 if [ $# -gt 0 ]; then rows=("$@"); else rows=("${default_rows[@]}"); fi
 guest_script=$VM_GUEST/kcore-check.sh

@@ -36,21 +36,34 @@ status_of() {
 }
 
 # Count the samples of 'perf script -F ip,sym,dso' output $1: prints
-# "ALL KERNEL UNRESOLVED", kernel meaning an address in the upper half
-# (every kernel address on x86_64, arm64 and ppc64) and unresolved a kernel
-# sample without a symbol.
+# "ALL KERNEL UNRESOLVED", unresolved meaning a kernel sample without a
+# symbol. perf script prints the ip as %16x, space-padded. A 64-bit kernel's
+# addresses are the upper half (every kernel address on x86_64, arm64 and
+# ppc64: 16 hex digits, top nibble 8-f). A 32-bit kernel's (i386: 8 digits
+# or fewer) are those from KERNEL_START up, not the upper half: user space
+# goes past 0x80000000 there. Both hex strings are zero-padded to 8 digits,
+# so comparing them as strings compares the numbers.
 count_samples() {
-	awk '{
+	awk -v class="$KCORE_CLASS" -v kstart="$KERNEL_START" '{
 		n++
 		ip = $1
-		if (length(ip) == 16 && substr(ip, 1, 1) ~ /[89a-f]/) {
+		if (class == "ELF32") {
+			p = substr("00000000", 1, 8 - length(ip)) ip
+			kernel = (length(ip) <= 8 && p >= kstart "")
+		} else {
+			kernel = (length(ip) == 16 && substr(ip, 1, 1) ~ /[89a-f]/)
+		}
+		if (kernel) {
 			k++
 			if ($2 == "[unknown]") u++
 		}
 	} END { printf "%d %d %d\n", n, k, u }' "$1"
 }
 
-# Unsigned 64-bit compare with the shell's signed arithmetic: flip the top bit.
+# Unsigned 64-bit compare with the shell's signed arithmetic: flip the top
+# bit. busybox's shell arithmetic is 64-bit on the 32-bit guest too (Debian's
+# busybox-static has FEATURE_SH_MATH_64), so an ELF32 kcore's addresses and
+# ends (up to 2^32) need nothing else.
 ubias() { echo $(($1 ^ (1 << 63))); }
 
 # Count the PT_LOAD segments of ELF file $1 and the pairs of them whose
@@ -92,6 +105,16 @@ unresolved_percent() {
 result KERNEL "$(uname -r)"
 result MACHINE "$(uname -m)"
 result KERNEL_STEXT "$(awk '$3 == "_stext" { print $1; exit }' /proc/kallsyms)"
+# ELF32 on a 32-bit kernel. Its kernel addresses start at the lowest
+# PT_LOAD of /proc/kcore (PAGE_OFFSET: the direct map), as 8 hex digits.
+KCORE_CLASS=$(readelf -hW /proc/kcore | sed -n 's/^ *Class: *//p')
+result KCORE_CLASS "${KCORE_CLASS:-none}"
+KERNEL_START=
+if [ "$KCORE_CLASS" = ELF32 ]; then
+	low=$(readelf -lW /proc/kcore | awk '$1 == "LOAD" { print $3 }' | sort | head -1)
+	KERNEL_START=$(printf '%08x' $((${low:-0xc0000000})))
+	result KERNEL_START "$KERNEL_START"
+fi
 set -- $(load_overlaps /proc/kcore)
 result KCORE_LOADS "$1"
 readelf -lW /proc/kcore >$FILES/proc-kcore-phdrs.txt 2>&1
