@@ -2,7 +2,9 @@
 # Run the real-kernel matrix: each row (vm/configs/*.conf) boots its Debian
 # kernel in QEMU and runs vm/guest/kcore-check.sh with the baseline and the
 # series perf. Writes OUTDIR/vm-matrix.md (a table) and OUTDIR/vm-matrix.json,
-# and each row's run into OUTDIR/ROW/ (scripts/vm-run.sh).
+# and each row's run into OUTDIR/ROW/ (scripts/vm-run.sh). OUTDIR defaults
+# to build/results/vm; the default run also copies the table and the JSON
+# to build/results/vm-matrix.{md,json}.
 #
 #   scripts/vm-matrix.sh [-o OUTDIR] [-r] [ROW...]     (default: every row)
 #
@@ -19,7 +21,8 @@
 set -euo pipefail
 . "$(dirname "$0")/vm-lib.sh"
 
-outdir=$VM_BUILD/matrix
+default_outdir=$BUILD/results/vm
+outdir=$default_outdir
 report_only=no
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -268,6 +271,13 @@ is() { [ "$1" = "$2" ] && echo yes || echo no; }
 		fi
 	done
 } >"$outdir/checks.txt"
+
+# The default run (make check, make check-vm) also puts the report beside
+# the other results.
+if [ "$(realpath -m "$outdir")" = "$(realpath -m "$default_outdir")" ]; then
+	cp "$md" "$BUILD/results/vm-matrix.md"
+	cp "$outdir/vm-matrix.json" "$BUILD/results/vm-matrix.json"
+fi
 
 cat "$md"
 echo
