@@ -38,6 +38,8 @@ bench: tree
 
 # The README's main command: the series' perf on a real arm64 kernel in QEMU,
 # perf report and perf annotate read from its /proc/kcore.
+# DEMO_START: when make started, so the total time includes the tree.
+demo: export DEMO_START := $(shell date +%s)
 demo: tree
 	@$(S)/demo.sh
 

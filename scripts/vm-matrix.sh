@@ -82,7 +82,7 @@ if [ $report_only = no ]; then
 		"$VM_TOP/scripts/vm-run.sh" "$row" "$guest_script" "$dir" 2>&1 |
 			tee "$dir/run.log" | sed -u "s/^/[$row] /" >&2 || rc=${PIPESTATUS[0]}
 		if [ "$rc" -ne 0 ]; then
-			err=$(grep '^error:' "$dir/run.log" | head -1 | sed 's/^error: //')
+			err=$(grep -m1 '^error:' "$dir/run.log" | sed 's/^error: //' || true)
 			grep -q '^STATUS=' "$dir/results.txt" 2>/dev/null || echo "STATUS=error" >>"$dir/results.txt"
 			echo "ERROR=${err:-vm-run.sh exited with $rc}" >>"$dir/results.txt"
 		fi

@@ -88,7 +88,7 @@ cp "$guest_script" "$image/guest.sh"
 chmod 755 "$image/init" "$image/guest.sh"
 mkdir -p "$image/modules"
 for m in $MODULES; do
-	ko=$(find "$kdir/lib/modules" -name "$m.ko*" | head -1)
+	ko=$(find "$kdir/lib/modules" -name "$m.ko*" -print -quit)
 	[ -n "$ko" ] || fail setup-error 2 "module $m is not in $kpkg"
 	case $ko in
 	*.xz) xz -dc "$ko" >"$image/modules/$m.ko" ;;
