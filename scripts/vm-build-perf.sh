@@ -12,7 +12,8 @@
 # The sources are a clone of the project's build/src (VM_PERF_SRC), fetched
 # again at each call; a perf whose commit and flags did not change is not
 # rebuilt. Usage: scripts/vm-build-perf.sh ARCH [baseline|series]...
-# (ARCH: arm64, ppc64el, i386, amd64; default both perfs).
+# (ARCH: arm64, ppc64el, i386, amd64; default both perfs). Both perfs share
+# one worktree and object directory per architecture (see build() below).
 set -euo pipefail
 . "$(dirname "$0")/vm-lib.sh"
 
@@ -71,9 +72,6 @@ tree_rev() { # PERF: the revision it is built from
 	series) echo "${VM_SERIES_REV:-origin/main}" ;;
 	esac
 }
-for w in "${which[@]}"; do
-	checkout "$(tree_rev "$w")" "$VM_BUILD/trees/$w"
-done
 
 # --- sysroot: the guest architecture's libraries and headers ---
 sysroot=$VM_BUILD/sysroot/$arch
@@ -115,35 +113,45 @@ export PKG_CONFIG_SYSROOT_DIR=$sysroot
 export PKG_CONFIG_LIBDIR=$sysroot/usr/lib/$multiarch/pkgconfig:$sysroot/usr/share/pkgconfig
 export PKG_CONFIG_PATH=
 
-build() { # TREE OUT
-	local tree=$1 out=$2 key start f
-	mkdir -p "$out"
+# Both perfs of an architecture are built in one worktree and one object
+# directory, switching the worktree between base and series: git touches
+# only the files that differ, so the second build recompiles those alone
+# (as the bisect builds of make check do). Each perf is copied out.
+tree=$VM_BUILD/trees/$arch
+obj=$VM_BUILD/obj/$arch
+build() { # PERF (baseline or series)
+	local w=$1 out=$VM_BUILD/perf/$arch/$1 rev key start f
+	mkdir -p "$out" "$obj"
+	rev=$(git -C "$clone" rev-parse --verify "$(tree_rev "$w")^{commit}") ||
+		die "no commit $(tree_rev "$w") in $src_repo"
 	key=$( {
-		git -C "$tree" rev-parse HEAD
+		echo "$rev"
 		echo "$sysroot_key"
 		printf '%s\n' "${make_args[@]}"
 	} | sha256sum | cut -d' ' -f1)
 	if [ -x "$out/perf" ] && [ "$(cat "$out/.build-key" 2>/dev/null)" = "$key" ]; then
-		say "$arch ${out##*/} perf is up to date"
+		say "$arch $w perf is up to date"
 		return 0
 	fi
-	say "building $arch ${out##*/} perf from $(git -C "$tree" describe --always --tags) (a few minutes at -j2; log: $out/build.log)"
+	checkout "$rev" "$tree"
+	say "building $arch $w perf from $(git -C "$tree" describe --always --tags) (a few minutes at -j2 the first time; log: $out/build.log)"
 	start=$SECONDS
-	rm -f "$out/.build-key"
-	if ! make -C "$tree/tools/perf" -j2 O="$out" "${make_args[@]}" >"$out/build.log" 2>&1; then
+	rm -f "$out/.build-key" "$out/perf"
+	if ! make -C "$tree/tools/perf" -j2 O="$obj" "${make_args[@]}" >"$out/build.log" 2>&1; then
 		grep -E 'error|Error' "$out/build.log" | head -20 >&2 || true
 		die "perf build failed for $arch: see $out/build.log"
 	fi
 	# The features the series needs must be on (base.conf), as for make perf.
 	for f in "${PERF_REQUIRED_FEATURES[@]}"; do
-		grep -q "^feature-${f%%:*}=1" "$out/FEATURE-DUMP" ||
-			die "$arch perf in $out was built without ${f%%:*} (is ${f#*}:$arch in the sysroot?)"
+		grep -q "^feature-${f%%:*}=1" "$obj/FEATURE-DUMP" ||
+			die "$arch perf in $obj was built without ${f%%:*} (is ${f#*}:$arch in the sysroot?)"
 	done
-	file "$out/perf" | grep -q "$elf" ||
-		die "$out/perf is not an $arch program: $(file -b "$out/perf")"
+	file "$obj/perf" | grep -q "$elf" ||
+		die "$obj/perf is not an $arch program: $(file -b "$obj/perf")"
+	cp "$obj/perf" "$obj/FEATURE-DUMP" "$out/"
 	echo "$key" >"$out/.build-key"
-	say "built $arch ${out##*/} perf in $((SECONDS - start)) s"
+	say "built $arch $w perf in $((SECONDS - start)) s"
 }
 for w in "${which[@]}"; do
-	build "$VM_BUILD/trees/$w" "$VM_BUILD/perf/$arch/$w"
+	build "$w"
 done
