@@ -65,7 +65,17 @@ if [ $report_only = no ]; then
 		fi
 	done
 
-	# --- 2. the rows, VM_JOBS at a time (each QEMU runs one vCPU) ---
+	# --- 2. kernels and root file systems, one after the other: rows that
+	# run side by side then find them made (a failure here is the row's
+	# own to report, when vm-run.sh meets it again) ---
+	for row in "${rows[@]}"; do
+		arch=$(row_arch "$row")
+		[ "$arch" != unknown ] && [ -z "${perf_error[$arch]:-}" ] || continue
+		"$VM_TOP/scripts/vm-fetch-kernel.sh" "$row" >/dev/null || true
+		"$VM_TOP/scripts/vm-build-rootfs.sh" "$arch" >/dev/null || true
+	done
+
+	# --- 3. the rows, VM_JOBS at a time (each QEMU runs one vCPU) ---
 	run_row() { # ROW: boots it; everything it finds goes to $outdir/ROW/
 		local row=$1 dir=$outdir/$1 arch rc=0 err
 		rm -rf "$dir"
@@ -105,7 +115,7 @@ if [ $report_only = no ]; then
 fi
 total=$(cat "$outdir/total-seconds" 2>/dev/null || echo 0)
 
-# --- 3. the report ---
+# --- 4. the report ---
 declare -A R
 load_results() { # ROW: the row's KEY=VALUE results into R
 	local line
@@ -199,7 +209,7 @@ json_str() {
 	echo "}"
 } >"$outdir/vm-matrix.json"
 
-# --- 4. the verdicts: one line per check, STATUS|vm: ROW: [PERF: ]CHECK|detail ---
+# --- 5. the verdicts: one line per check, STATUS|vm: ROW: [PERF: ]CHECK|detail ---
 # What a row is expected to get wrong (the baseline's known defects) or
 # cannot show (an emulator's limit) is in tests/expect-vm.txt.
 expect_file=$VM_TOP/tests/expect-vm.txt
