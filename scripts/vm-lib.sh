@@ -51,19 +51,33 @@ load_config() {
 vm_apt() {
 	local arch=$1
 	shift
-	local dir=$VM_CACHE/apt/$arch
+	local dir=$VM_CACHE/apt/$arch sources
+	sources=$(vm_apt_sources)
 	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
 	touch "$dir/status"
 	apt-get -q \
 		-o Dir::State::Lists="$dir/lists" \
 		-o Dir::State::status="$dir/status" \
 		-o Dir::Cache="$dir/cache" \
-		-o Dir::Etc::SourceList=/etc/apt/sources.list.d/debian.sources \
+		-o Dir::Etc::SourceList="$sources" \
 		-o Dir::Etc::SourceParts=/nonexistent \
 		-o APT::Architecture="$arch" \
 		-o APT::Architectures::="$arch" \
 		-o Debug::NoLocking=1 \
 		"$@"
+}
+
+# The host's Debian archive sources, and only those (no third-party
+# repositories): Debian 12's deb822 file, or the classic sources.list.
+vm_apt_sources() {
+	local f
+	for f in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
+		if [ -s "$f" ]; then
+			echo "$f"
+			return 0
+		fi
+	done
+	die "no Debian apt sources (/etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list)"
 }
 
 # Refresh the package lists for $1 once a day. A failing index (a mirror in
