@@ -4,12 +4,16 @@
 
 S := scripts
 
-# Build build/baseline/perf (the pinned base) and build/patched/perf (the
-# series), fetching and preparing everything they need.
+# The base every target works on: 7.3 (upstream, the series in patches/) or
+# 6.12 (stable, the backport in patches/stable-6.12/). base.conf, bases/.
+BASE ?= 7.3
+export BASE
+
+# Build BUILD/baseline/perf (the pinned base) and BUILD/patched/perf (the
+# series), fetching and preparing everything they need. BUILD is build/ for
+# BASE=7.3 and build/stable-6.12/ for BASE=6.12.
 perf: tree
-	@$(S)/worktree.sh base build/trees/base
-	@$(S)/build-perf.sh build/trees/base build/baseline
-	@$(S)/build-perf.sh build/src build/patched
+	@$(S)/build-pair.sh
 
 deps:
 	@$(S)/install-deps.sh
@@ -17,16 +21,18 @@ deps:
 fetch: deps
 	@$(S)/fetch-base.sh
 
-# build/src: the base with patches/ applied (keeps unexported work: see
+# BUILD/src: the base with its series applied (keeps unexported work: see
 # scripts/prepare-tree.sh; FORCE=1 discards it).
 tree: fetch
 	@REBUILD=$(if $(filter tree,$(MAKECMDGOALS)),1,0) $(S)/prepare-tree.sh
 
-# patches/ from the commits base..HEAD in build/src.
+# The series (patches/ or patches/stable-6.12/) from the commits base..HEAD
+# in BUILD/src.
 export:
 	@$(S)/export-series.sh
 
-# The README's test command, and what CI runs.
+# The README's test command, and what CI runs. With BASE=7.3 (the default)
+# it also checks the 6.12 backport (scripts/check-stable.sh).
 check: perf
 	@$(S)/check.sh
 
@@ -48,8 +54,10 @@ check-vm: perf
 	@$(S)/vm-matrix.sh
 
 clean:
-	rm -rf build/baseline build/patched build/bisect build/variants build/trees build/results build/src.tmp
-	git -C build/src worktree prune 2>/dev/null || true
+	for b in build build/stable-6.12; do \
+		rm -rf $$b/baseline $$b/patched $$b/bisect $$b/variants $$b/trees $$b/results $$b/src.tmp $$b/base+tests; \
+		git -C $$b/src worktree prune 2>/dev/null || true; \
+	done
 
 distclean:
 	rm -rf build

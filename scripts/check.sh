@@ -49,7 +49,7 @@ n=${#patches[@]}
 apply_ok=1
 for i in "${!patches[@]}"; do
 	if ! git -C "$BUILD/trees/apply" am -q --committer-date-is-author-date \
-		"$TOP/patches/${patches[$i]}" >"$logs/apply.log" 2>&1; then
+		"$PATCHES/${patches[$i]}" >"$logs/apply.log" 2>&1; then
 		git -C "$BUILD/trees/apply" am --abort >/dev/null 2>&1 || true
 		report FAIL "series applies to the base" "patch $((i + 1)) ${patches[$i]} does not apply"
 		apply_ok=0
@@ -60,9 +60,9 @@ done
 
 # 2. build/src is what patches/ says (nothing unexported is being tested).
 if [ "$(tree_patch_ids "$SRC")" = "$(series_patch_ids)" ]; then
-	report PASS "build/src matches patches/"
+	report PASS "$SRC_NAME matches $PATCHES_NAME"
 else
-	report FAIL "build/src matches patches/" "run 'make export' or 'make tree'"
+	report FAIL "$SRC_NAME matches $PATCHES_NAME" "run 'make export' or 'make tree'"
 fi
 
 # 3. checkpatch on every patch. A patch may accept a checkpatch type by
@@ -74,9 +74,9 @@ fi
 #   PERFORMANCE EVENTS SUBSYSTEM entry covers all of tools/perf/, so a new
 #   file there needs no MAINTAINERS change.
 for p in "${patches[@]}"; do
-	ignore=$(sed -n '/^---$/,/^diff --git/s/^checkpatch: \([A-Z_]*\): .*/\1/p' "$TOP/patches/$p" | paste -sd, -)
+	ignore=$(sed -n '/^---$/,/^diff --git/s/^checkpatch: \([A-Z_]*\): .*/\1/p' "$PATCHES/$p" | paste -sd, -)
 	(cd "$SRC" && ./scripts/checkpatch.pl --no-tree --terse --show-types \
-		--ignore "UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES${ignore:+,$ignore}" "$TOP/patches/$p") >"$logs/checkpatch-$p.log" 2>&1 || true
+		--ignore "UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES${ignore:+,$ignore}" "$PATCHES/$p") >"$logs/checkpatch-$p.log" 2>&1 || true
 	findings=$(grep -cE '(ERROR|WARNING|CHECK):' "$logs/checkpatch-$p.log" || true)
 	if [ "$findings" = 0 ]; then
 		report PASS "checkpatch $p"
@@ -151,7 +151,20 @@ if [ ${#test_commits[@]} -gt 0 ]; then
 	fi
 fi
 
-# 8. Real kernels: the QEMU matrix (scripts/vm-matrix.sh, vm/README.md), both
+# 8. The 6.12 backport (scripts/check-stable.sh): same subjects as the
+# upstream series, applies, checkpatch, plain and ASan builds, the suites.
+# Checked with the upstream series only (BASE=7.3); STABLE=0 leaves it out.
+if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
+	say "the 6.12 backport: base, builds and suites (about 8 minutes)"
+	"$TOP/scripts/check-stable.sh" >"$logs/stable.txt" 2>"$logs/stable.log" || true
+	while IFS='|' read -r status name detail; do
+		report "$status" "$name" "$detail"
+	done <"$logs/stable.txt"
+	grep -q . "$logs/stable.txt" ||
+		report FAIL "stable-6.12" "no results: see ${logs#"$TOP"/}/stable.log"
+fi
+
+# 9. Real kernels: the QEMU matrix (scripts/vm-matrix.sh, vm/README.md), both
 # perfs against the real /proc/kcore of Debian's kernels; the baseline's
 # known defects and the emulator's limits are in tests/expect-vm.txt.
 # VM=0 leaves it out, reported as one skipped check.

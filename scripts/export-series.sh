@@ -7,9 +7,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ -d "$SRC/.git" ] || die "no build/src: run 'make tree' first"
+[ -d "$SRC/.git" ] || die "no $SRC_NAME: run 'make tree' first"
 if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
-	say "warning: build/src has uncommitted changes; they are not exported"
+	say "warning: $SRC_NAME has uncommitted changes; they are not exported"
 fi
 
 tmp=$(mktemp -d)
@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 git -C "$SRC" format-patch -q --zero-commit --no-signature \
 	--subject-prefix="$SERIES_SUBJECT_PREFIX" -o "$tmp" base..HEAD
 
-find "$TOP/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+find "$PATCHES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
 	! -name '0000-cover-letter.patch' -delete
 n=0
 {
@@ -26,14 +26,14 @@ n=0
 		[ -e "$p" ] || continue
 		# A note for reviewers (patches/notes/NAME.txt, NAME without the
 		# number) goes below the '---' line, which git am ignores.
-		note=$TOP/patches/notes/$(basename "$p" .patch | cut -d- -f2-).txt
+		note=$PATCHES/notes/$(basename "$p" .patch | cut -d- -f2-).txt
 		if [ -f "$note" ]; then
 			sed -i "0,/^---\$/{/^---\$/r $note
 }" "$p"
 		fi
-		cp "$p" "$TOP/patches/"
+		cp "$p" "$PATCHES/"
 		basename "$p"
 		n=$((n + 1))
 	done
-} >"$TOP/patches/series"
-say "exported $n patches to patches/"
+} >"$PATCHES/series"
+say "exported $n patches to ${PATCHES#"$TOP"/}/"

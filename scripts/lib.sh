@@ -2,18 +2,25 @@
 # shellcheck shell=bash
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=$TOP/build
-SRC=$BUILD/src
 # shellcheck source=../base.conf
 . "$TOP/base.conf"
+export BASE
+# Everything of one base: its builds (build/ for 7.3, build/stable-6.12/ for
+# 6.12) and its series (patches/, patches/stable-6.12/).
+BUILD=$TOP/$BASE_BUILD_DIR
+SRC=$BUILD/src
+PATCHES=$TOP/$SERIES_DIR
+# The same, as messages name them.
+SRC_NAME=$BASE_BUILD_DIR/src
+PATCHES_NAME=$SERIES_DIR/
 
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # Patch file names of the series, in order (comments and blanks skipped).
 series_patches() {
-	[ -f "$TOP/patches/series" ] || return 0
-	grep -v -e '^#' -e '^[[:space:]]*$' "$TOP/patches/series"
+	[ -f "$PATCHES/series" ] || return 0
+	grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/series"
 }
 
 # Stable patch-ids of the commits base..HEAD in $1 (a git tree).
@@ -24,11 +31,11 @@ tree_patch_ids() {
 	done
 }
 
-# Stable patch-ids of the patch files listed in patches/series.
+# Stable patch-ids of the patch files listed in the series file.
 series_patch_ids() {
 	local p
 	for p in $(series_patches); do
-		git patch-id --stable <"$TOP/patches/$p" | cut -d' ' -f1
+		git patch-id --stable <"$PATCHES/$p" | cut -d' ' -f1
 	done
 }
 

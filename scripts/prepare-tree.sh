@@ -17,7 +17,7 @@ make_base() {
 	local tmp=$SRC.tmp
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
-	say "extracting the base tree (~15 s, ~45 MB)"
+	say "extracting the base tree (~15-40 s, ~50 MB)"
 	tar -xJf "$tarball" -C "$tmp" --strip-components=1 "${BASE_PATHS[@]/#/$BASE_TOPDIR/}"
 	git -C "$tmp" init -q -b main
 	git -C "$tmp" config perf-series.base-sha256 "$base_sha"
@@ -34,13 +34,13 @@ apply_series() {
 	git -C "$SRC" reset -q --hard base
 	for p in $(series_patches); do
 		n=$((n + 1))
-		[ -f "$TOP/patches/$p" ] || die "patches/series names $p, which is not in patches/"
-		if ! git -C "$SRC" am -q --committer-date-is-author-date "$TOP/patches/$p" >/dev/null 2>&1; then
+		[ -f "$PATCHES/$p" ] || die "${PATCHES#"$TOP"/}/series names $p, which is not there"
+		if ! git -C "$SRC" am -q --committer-date-is-author-date "$PATCHES/$p" >/dev/null 2>&1; then
 			git -C "$SRC" am --abort >/dev/null 2>&1 || true
-			die "patch $n ($p) does not apply to the base: refresh it against 'base' in build/src"
+			die "patch $n ($p) does not apply to the base: refresh it against 'base' in $SRC_NAME"
 		fi
 	done
-	say "build/src: base + $n patches"
+	say "$SRC_NAME: base + $n patches"
 }
 
 if [ ! -d "$SRC/.git" ] || ! git -C "$SRC" rev-parse -q --verify base >/dev/null; then
@@ -50,7 +50,7 @@ if [ ! -d "$SRC/.git" ] || ! git -C "$SRC" rev-parse -q --verify base >/dev/null
 fi
 
 if [ "$(git -C "$SRC" config perf-series.base-sha256 || true)" != "$base_sha" ]; then
-	[ "${FORCE:-0}" = 1 ] || die "build/src was made from another base tarball: 'make tree FORCE=1' rebuilds it (unexported commits are lost)"
+	[ "${FORCE:-0}" = 1 ] || die "$SRC_NAME was made from another base tarball: 'make tree FORCE=1' rebuilds it (unexported commits are lost)"
 	make_base
 	apply_series
 	exit 0
@@ -64,9 +64,9 @@ fi
 
 if [ "${FORCE:-0}" != 1 ]; then
 	if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
-		die "build/src has uncommitted changes: commit them and 'make export', or 'make tree FORCE=1' to discard them"
+		die "$SRC_NAME has uncommitted changes: commit them and 'make export', or 'make tree FORCE=1' to discard them"
 	fi
-	unexported="build/src has commits that are not in patches/: 'make export' them first, or 'make tree FORCE=1' to discard them"
+	unexported="$SRC_NAME has commits that are not in $PATCHES_NAME: 'make export' them first, or 'make tree FORCE=1' to discard them"
 	# A commit with no diff has no patch-id: count the commits as well.
 	[ "$(git -C "$SRC" rev-list --count base..HEAD)" -le "$(series_patches | wc -l)" ] ||
 		die "$unexported"

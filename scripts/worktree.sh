@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ $# -eq 2 ] || die "usage: $0 REV DIR"
-rev=$(git -C "$SRC" rev-parse --verify "$1^{commit}") || die "no commit $1 in build/src"
+rev=$(git -C "$SRC" rev-parse --verify "$1^{commit}") || die "no commit $1 in $SRC_NAME"
 dir=$(realpath -m "$2")
 
 if [ -e "$dir/.git" ] && git -C "$dir" rev-parse -q --verify HEAD >/dev/null 2>&1; then

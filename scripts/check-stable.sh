@@ -1,0 +1,99 @@
+#!/bin/bash
+# The part of make check that is about the 6.12 backport
+# (patches/stable-6.12/): it applies to the 6.12 base, its patches follow the
+# upstream series (same subjects, same order), it builds, and perf's suites
+# that touch kernel maps pass with it in the plain and the ASan build.
+# Prints one line per check: STATUS|NAME|DETAIL (scripts/check.sh reports
+# them). Run by scripts/check.sh; progress and logs go to stderr and
+# build/stable-6.12/results/logs.
+set -euo pipefail
+export BASE=6.12
+. "$(dirname "$0")/lib.sh"
+
+logs=$BUILD/results/logs
+mkdir -p "$logs"
+emit() { printf '%s|stable-6.12: %s|%s\n' "$1" "$2" "${3:-}"; }
+
+# The subject of each patch file of the series in directory $1, without the
+# [PATCH ...] prefix, in series order; a backport of an upstream commit (a
+# "commit <sha> upstream." line, as stable patches carry) is left out.
+subjects() {
+	local dir=$1 p
+	grep -v -e '^#' -e '^[[:space:]]*$' "$dir/series" | while read -r p; do
+		grep -qE '^commit [0-9a-f]{12,40} upstream\.?$' "$dir/$p" && continue
+		sed -n '/^Subject: /,/^$/p' "$dir/$p" | sed '$d' | tr -d '\n' |
+			sed -E 's/^Subject: (\[[^]]*\] )?//; s/ +/ /g'
+		echo
+	done
+}
+
+# 1. Same subjects, same order, as the upstream series, but for the patches
+# patches/stable-6.12/not-backported lists (one subject a line, with the
+# reason in a comment above it).
+subjects "$TOP/patches" | grep -vxF -f <(grep -v -e '^#' -e '^$' "$PATCHES/not-backported" 2>/dev/null || true) \
+	>"$logs/subjects-upstream.txt" || true
+subjects "$PATCHES" >"$logs/subjects-stable.txt"
+if diff -u "$logs/subjects-upstream.txt" "$logs/subjects-stable.txt" >"$logs/subjects.diff"; then
+	emit PASS "same subjects as the upstream series" "$(wc -l <"$logs/subjects-stable.txt") patches"
+else
+	emit FAIL "same subjects as the upstream series" "see ${logs#"$TOP"/}/subjects.diff"
+fi
+
+# 2. It applies: git am of every patch onto the 6.12 base, in a scratch
+# worktree; and build/stable-6.12/src, which the builds use, holds it.
+say "stable-6.12: the base and the backport (make tree BASE=6.12)"
+if ! { "$TOP/scripts/fetch-base.sh" && "$TOP/scripts/prepare-tree.sh"; } >"$logs/tree.log" 2>&1; then
+	emit FAIL "$SRC_NAME holds the backport" "$(tail -1 "$logs/tree.log")"
+	exit 0
+fi
+emit PASS "$SRC_NAME holds the backport"
+"$TOP/scripts/worktree.sh" base "$BUILD/trees/apply"
+n=0
+for p in $(series_patches); do
+	n=$((n + 1))
+	if ! git -C "$BUILD/trees/apply" am -q --committer-date-is-author-date "$PATCHES/$p" \
+		>"$logs/apply.log" 2>&1; then
+		git -C "$BUILD/trees/apply" am --abort >/dev/null 2>&1 || true
+		emit FAIL "series applies to the 6.12 base" "patch $n $p does not apply"
+		exit 0
+	fi
+done
+emit PASS "series applies to the 6.12 base" "$n patches"
+
+# 3. checkpatch, as for the upstream series (accepted types below '---').
+for p in $(series_patches); do
+	ignore=$(sed -n '/^---$/,/^diff --git/s/^checkpatch: \([A-Z_]*\): .*/\1/p' "$PATCHES/$p" | paste -sd, -)
+	(cd "$SRC" && ./scripts/checkpatch.pl --no-tree --terse --show-types \
+		--ignore "UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES${ignore:+,$ignore}" "$PATCHES/$p") \
+		>"$logs/checkpatch-$p.log" 2>&1 || true
+	n=$(grep -cE '(ERROR|WARNING|CHECK):' "$logs/checkpatch-$p.log" || true)
+	if [ "$n" = 0 ]; then
+		emit PASS "checkpatch $p"
+	else
+		emit FAIL "checkpatch $p" "$n findings, see ${logs#"$TOP"/}/checkpatch-$p.log"
+	fi
+done
+
+# 4. The plain and the ASan+UBSan+LSan build, and the suites in each.
+SUITES=(
+	"maps__merge_in" "Object code reading" "Symbols" "DSO data tests"
+	"perf annotate basic tests" "kcore maps"
+)
+for variant in patched sanitize; do
+	args=()
+	out=$BUILD/patched
+	if [ "$variant" = sanitize ]; then
+		args=(DEBUG=1 "EXTRA_CFLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer")
+		out=$BUILD/variants/sanitize
+	fi
+	say "stable-6.12: building the $variant perf"
+	if ! "$TOP/scripts/build-perf.sh" "$SRC" "$out" "${args[@]}" >"$logs/build-$variant.log" 2>&1; then
+		emit FAIL "$variant: build" "see ${logs#"$TOP"/}/build-$variant.log"
+		continue
+	fi
+	emit PASS "$variant: build"
+	say "stable-6.12: perf's suites with the $variant perf"
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		"$TOP/scripts/run-perf-tests.sh" "$variant" "$out/perf" "$SRC" "${SUITES[@]}" |
+		sed 's/|/|stable-6.12: /'
+done
