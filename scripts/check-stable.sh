@@ -75,10 +75,6 @@ for p in $(series_patches); do
 done
 
 # 4. The plain and the ASan+UBSan+LSan build, and the suites in each.
-SUITES=(
-	"maps__merge_in" "Object code reading" "Symbols" "DSO data tests"
-	"perf annotate basic tests" "kcore maps"
-)
 for variant in patched sanitize; do
 	args=()
 	out=$BUILD/patched
@@ -94,6 +90,6 @@ for variant in patched sanitize; do
 	emit PASS "$variant: build"
 	say "stable-6.12: perf's suites with the $variant perf"
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		"$TOP/scripts/run-perf-tests.sh" "$variant" "$out/perf" "$SRC" "${SUITES[@]}" |
+		"$TOP/scripts/run-perf-tests.sh" "$variant" "$out/perf" "$SRC" "${PERF_SUITES[@]}" |
 		sed 's/|/|stable-6.12: /'
 done

@@ -104,14 +104,7 @@ fi
 # 5. perf's own suites, with the patched perf, started from the source tree's
 # tools/perf directory (the shell tests are found from there) and with that
 # perf first on PATH (shell tests run 'perf').
-SUITES=(
-	"maps__merge_in"
-	"Object code reading"
-	"Symbols"
-	"DSO data tests"
-	"perf annotate basic tests"
-	"kcore maps"
-)
+SUITES=("${PERF_SUITES[@]}")
 run_suites() { # LABEL PERF SRC
 	"$TOP/scripts/run-perf-tests.sh" "$1" "$2" "$3" "${SUITES[@]}" >"$logs/suites-$1.txt"
 	while IFS='|' read -r status name detail; do

@@ -11,9 +11,11 @@ VM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=lib.sh
 . "$VM_TOP/scripts/lib.sh"
 
-# Everything the harness makes or downloads goes under VM_BUILD.
-VM_BUILD=${VM_BUILD:-$VM_TOP/build/vm}
-VM_CACHE=$VM_BUILD/cache        # downloaded .debs and unpacked packages
+# Everything the harness makes goes under VM_BUILD, per base (build/vm for
+# 7.3, build/stable-6.12/vm for 6.12: the perfs differ); what it downloads
+# (kernels, root file system packages) is shared by both bases.
+VM_BUILD=${VM_BUILD:-$BUILD/vm}
+VM_CACHE=${VM_CACHE:-$VM_TOP/build/vm/cache} # downloaded .debs and unpacked packages
 VM_CONFIGS=$VM_TOP/vm/configs
 VM_GUEST=$VM_TOP/vm/guest
 
