@@ -28,11 +28,13 @@ subjects() {
 }
 
 # 1. Same subjects, same order, as the upstream series, but for the patches
-# patches/stable-6.12/not-backported lists (one subject a line, with the
-# reason in a comment above it).
+# patches/stable-6.12/not-backported lists (upstream's that 6.12 does not
+# need) and those patches/stable-6.12/stable-only lists (fixes 6.12 needs
+# and 7.3 has); one subject a line, the reason in a comment above it.
 subjects "$TOP/patches" | grep -vxF -f <(grep -v -e '^#' -e '^$' "$PATCHES/not-backported" 2>/dev/null || true) \
 	>"$logs/subjects-upstream.txt" || true
-subjects "$PATCHES" >"$logs/subjects-stable.txt"
+subjects "$PATCHES" | grep -vxF -f <(grep -v -e '^#' -e '^$' "$PATCHES/stable-only" 2>/dev/null || true) \
+	>"$logs/subjects-stable.txt" || true
 if diff -u "$logs/subjects-upstream.txt" "$logs/subjects-stable.txt" >"$logs/subjects.diff"; then
 	emit PASS "same subjects as the upstream series" "$(wc -l <"$logs/subjects-stable.txt") patches"
 else
