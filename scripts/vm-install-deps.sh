@@ -1,7 +1,9 @@
 #!/bin/bash
 # Install the host packages the real-kernel harness needs, only those that
-# are missing: QEMU for the guest architectures, the cross compilers,
-# and the tools that unpack packages and pack the initramfs. Guest-side
+# are missing: QEMU for the guest architectures, the cross compilers, the
+# guest architectures' objdump (binutils-<triplet>: the host annotates the
+# guests' perf record --kcore data, scripts/vm-host-annotate.sh), and the
+# tools that unpack packages and pack the initramfs. Guest-side
 # packages (kernels, libraries) are never installed: scripts/vm-*.sh
 # download and unpack them.
 set -euo pipefail
@@ -10,6 +12,7 @@ set -euo pipefail
 VM_PACKAGES=(
 	qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-data
 	gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu gcc-i686-linux-gnu
+	binutils-aarch64-linux-gnu binutils-powerpc64le-linux-gnu binutils-i686-linux-gnu
 	cpio gzip xz-utils binutils file pkg-config coreutils
 )
 

@@ -1,10 +1,13 @@
 #!/bin/bash
 # Run the real-kernel matrix: each row (vm/configs/*.conf) boots its Debian
 # kernel in QEMU and runs vm/guest/kcore-check.sh with the baseline and the
-# series perf. Writes OUTDIR/vm-matrix.md (a table) and OUTDIR/vm-matrix.json,
-# and each row's run into OUTDIR/ROW/ (scripts/vm-run.sh). OUTDIR defaults
-# to build/results/vm; the default run also copies the table and the JSON
-# to build/results/vm-matrix.{md,json}.
+# series perf; on a row of another architecture than the host's, the host's
+# two perfs then annotate the guest's perf record --kcore data
+# (scripts/vm-host-annotate.sh, run by vm-run.sh). Writes
+# OUTDIR/vm-matrix.md (a table) and OUTDIR/vm-matrix.json, and each row's run
+# into OUTDIR/ROW/ (scripts/vm-run.sh). OUTDIR defaults to build/results/vm;
+# the default run also copies the table and the JSON to
+# build/results/vm-matrix.{md,json}.
 #
 #   scripts/vm-matrix.sh [-o OUTDIR] [-r] [ROW...]     (default: every row)
 #
@@ -132,15 +135,16 @@ md=$outdir/vm-matrix.md
 {
 	echo "# Real-kernel kcore matrix"
 	echo
-	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), QEMU TCG, guest script vm/guest/kcore-check.sh;"
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), QEMU TCG, guest script vm/guest/kcore-check.sh"
+	echo "(host side: scripts/vm-host-annotate.sh);"
 	echo "total ${total} s for ${#rows[@]} rows."
 	echo
-	echo "| guest | kernel | _stext | perf | object code reading | kcore maps suite | kernel samples | unresolved | differing | lost vs kallsyms | annotate | kcore copy: PT_LOADs (overlapping) | boot s | run s |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| guest | kernel | _stext | perf | object code reading | kcore maps suite | kernel samples | unresolved | differing | lost vs kallsyms | annotate | kcore copy: PT_LOADs (overlapping) | annotate on the host | boot s | run s |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for row in "${rows[@]}"; do
 		load_results "$row"
 		if [ "$(val STATUS)" != "done" ]; then
-			echo "| $row | $(val KERNEL) | | — | **$(val STATUS)**: $(val ERROR) | | | | | | | | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
+			echo "| $row | $(val KERNEL) | | — | **$(val STATUS)**: $(val ERROR) | | | | | | | | | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
 			continue
 		fi
 		for p in baseline series; do
@@ -154,9 +158,15 @@ md=$outdir/vm-matrix.md
 			[ "$suite" = ok ] && suite="ok ($(val $p.KCORE_SUITE_PASSED) cases)"
 			kc=$(val $p.KCORE_RECORD)
 			[ "$kc" = ok ] && kc="$(val $p.KCORE_COPY_LOADS) ($(val $p.KCORE_COPY_OVERLAPS))"
+			host=$(val $p.HOST_ANNOTATE)
+			case $host in
+			ok) host="ok ($(val HOST_ANNOTATED_SYMBOL), $(val $p.HOST_ANNOTATE_LINES) lines)" ;;
+			—) ;;
+			*) host="**$host** ($(val HOST_ANNOTATED_SYMBOL))" ;;
+			esac
 			echo "| $row | $(val KERNEL) | $(val KERNEL_STEXT) | $p $(val $p.VERSION) | $ocr | $suite |" \
 				"$(val $p.KERNEL_SAMPLES) of $(val $p.SAMPLES) | $(val $p.UNRESOLVED) | $(val DIFFERING) | $(val $p.KALLSYMS_LOST) |" \
-				"$ann | $kc | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
+				"$ann | $kc | $host | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
 		done
 	done
 	echo
@@ -168,7 +178,11 @@ md=$outdir/vm-matrix.md
 	echo "between the two perfs on the same recording; *lost vs kallsyms* counts"
 	echo "samples that perf names with kallsyms alone but names differently, or"
 	echo "not at all, with /proc/kcore; *annotate* is perf annotate"
-	echo "of the hottest kernel symbol; *kcore copy* is perf record --kcore's copy."
+	echo "of the hottest kernel symbol; *kcore copy* is perf record --kcore's copy;"
+	echo "*annotate on the host* (rows of another architecture than the host's) is"
+	echo "the host's own perf, of the base or the series, annotating the hottest"
+	echo "kernel symbol of the guest's perf record --kcore data (recorded by the"
+	echo "series perf) with the guest architecture's objdump."
 	crashes=$(for row in "${rows[@]}"; do
 		grep -E '^[a-z]+\.[A-Z_]+=crash:' "$outdir/$row/results.txt" 2>/dev/null | sed "s/^/$row: /" || true
 	done)
@@ -267,6 +281,13 @@ is() { [ "$1" = "$2" ] && echo yes || echo no; }
 				[ "$(val $p.KCORE_REPORT)" = ok ] && [ "$(val $p.KCORE_UNRESOLVED)" = 0 ] && ok=yes
 			verdict "$row" "$p" "record --kcore copy" $ok \
 				"record $(val $p.KCORE_RECORD), $(val $p.KCORE_COPY_LOADS) PT_LOADs, $(val $p.KCORE_COPY_OVERLAPS) overlapping, $(val $p.KCORE_UNRESOLVED) unresolved"
+			# Rows of another architecture than the host's: the host's
+			# perf of this kind annotates the guest's --kcore data.
+			if [ "$(val $p.HOST_ANNOTATE)" != — ]; then
+				detail="$(val $p.HOST_ANNOTATE) $(val HOST_ANNOTATED_SYMBOL), $(val $p.HOST_ANNOTATE_LINES) lines with $(val HOST_OBJDUMP), data $(val HOST_KCORE_DATA), perf $(val $p.HOST_VERSION)"
+				[ "$(val $p.HOST_ANNOTATE)" = ok ] || detail="$detail; perf said: $(val $p.HOST_ANNOTATE_ERRORS)"
+				verdict "$row" "$p" "annotate on the host" "$(is "$(val $p.HOST_ANNOTATE)" ok)" "$detail"
+			fi
 		done
 		verdict "$row" "" "same symbols with both perfs" "$(is "$(val DIFFERING)" 0)" "$(val DIFFERING) samples differ"
 		if [ "$(val ANNOTATE_SAME)" != yes ] && [ "$(val series.ANNOTATE)" = ok ] &&

@@ -10,6 +10,9 @@
 #   results.txt   the guest's KEY=VALUE lines, plus the host's: CONFIG,
 #                 KERNEL_PACKAGE, BOOT_SECONDS, RUN_SECONDS, STATUS, ...
 #   guest/        the files the guest script left in /tmp/out/files
+#   host/         on a row of another architecture than this host's: the
+#                 host's perf annotate of the guest's perf record --kcore
+#                 data (scripts/vm-host-annotate.sh), and the host's perfs
 #   qemu.cmd      the QEMU command line
 #
 # QEMU is always stopped: when /init has not started after INIT_TIMEOUT
@@ -23,6 +26,13 @@
 # the start of the run; other architectures build/vm/perf/ARCH/ (from
 # scripts/vm-build-perf.sh). PERF_BASELINE and PERF_SERIES override both.
 # VM_PERFS lists the perfs the image gets (default "baseline series").
+#
+# A row of another architecture than this host's gets /ship-kcore-data in its
+# image: a guest script that knows it (kcore-check.sh) then sends out its
+# perf record --kcore data directory and says KCORE_DATA=..., and this host's
+# baseline and series perf (build/{baseline,patched}/perf, copied at the
+# start) annotate it after the run: scripts/vm-host-annotate.sh, whose
+# HOST_* keys go into results.txt.
 set -euo pipefail
 . "$(dirname "$0")/vm-lib.sh"
 
@@ -37,7 +47,7 @@ command -v "$QEMU" >/dev/null || die "no $QEMU: run scripts/vm-install-deps.sh"
 
 mkdir -p "$outdir"
 outdir=$(cd "$outdir" && pwd)
-rm -rf "$outdir/guest" "$outdir/image" "$outdir/results.txt" "$outdir/console.log"
+rm -rf "$outdir/guest" "$outdir/image" "$outdir/host" "$outdir/results.txt" "$outdir/console.log"
 mkdir -p "$outdir/guest" "$outdir/image"
 
 # Anything that goes wrong from here ends in the results as STATUS.
@@ -83,6 +93,19 @@ trap - ERR
 (check_image_libs "$(dirname "$rootfs")/root" $(printf "$image/perf-%s " $perfs)) ||
 	fail setup-error 2 "the perfs do not run on the $DEB_ARCH rootfs"
 trap 'fail setup-error 2 "setup failed (see the messages above)"' ERR
+# Another architecture than this host's: the host annotates the guest's
+# perf record --kcore data with its own perfs, as they are now.
+host_annotate=no
+if [ "$DEB_ARCH" != "$(dpkg --print-architecture)" ]; then
+	host_annotate=yes
+	touch "$image/ship-kcore-data"
+	mkdir -p "$outdir/host"
+	for p in baseline series; do
+		src=$PERF_X86_BASELINE
+		[ $p = series ] && src=$PERF_X86_SERIES
+		if [ -x "$src" ]; then cp "$src" "$outdir/host/perf-$p"; fi
+	done
+fi
 cp "$VM_GUEST/init.sh" "$image/init"
 cp "$guest_script" "$image/guest.sh"
 chmod 755 "$image/init" "$image/guest.sh"
@@ -138,7 +161,7 @@ start=$(now_ms)
 timeout -k 10 $((timeout + 30)) "${qemu[@]}" </dev/null >"$outdir/console.log" 2>"$outdir/qemu.stderr" &
 qemu_pid=$!
 
-booted='' done_at='' shown=0 status=''
+booted='' done_at='' shown=0 status='' files_said=''
 while kill -0 "$qemu_pid" 2>/dev/null; do
 	sleep 1
 	elapsed=$(($(now_ms) - start))
@@ -155,6 +178,15 @@ while kill -0 "$qemu_pid" 2>/dev/null; do
 	fi
 	if [ -z "$done_at" ] && grep -q '===== VM-DONE' "$outdir/console.log"; then
 		done_at=$elapsed
+	fi
+	# The guest's files (megabytes with a --kcore recording) take a while:
+	# say how far they are every 30 s.
+	if [ -z "$done_at" ] && [ -z "$files_said" ] && grep -q '===== VM-RESULTS-END' "$outdir/console.log"; then
+		files_said=$elapsed
+	fi
+	if [ -z "$done_at" ] && [ -n "$files_said" ] && [ $((elapsed - files_said)) -ge 30000 ]; then
+		say "$CONFIG_NAME: guest files coming out over the console: $(du -m "$outdir/console.log" | cut -f1) MB of console so far"
+		files_said=$elapsed
 	fi
 	# The guest said it is done but did not power off.
 	if [ -n "$done_at" ] && [ $((elapsed - done_at)) -gt 30000 ]; then
@@ -213,6 +245,14 @@ elif [ -z "$booted" ]; then
 elif [ -z "$guest_rc" ]; then
 	last20
 	fail incomplete 5 "the guest stopped before the guest script's end"
+fi
+if [ $host_annotate = yes ] && grep -q '^KCORE_DATA=' "$outdir/results.txt"; then
+	PERF_X86_BASELINE=$outdir/host/perf-baseline PERF_X86_SERIES=$outdir/host/perf-series \
+		"$VM_TOP/scripts/vm-host-annotate.sh" "$CONFIG_FILE" "$outdir" >"$outdir/host/results.txt" ||
+		echo "HOST_ANNOTATE_ERROR=scripts/vm-host-annotate.sh exited with $?" >>"$outdir/host/results.txt"
+	cat "$outdir/host/results.txt" >>"$outdir/results.txt"
+	say "$CONFIG_NAME: host annotate: baseline $(sed -n 's/^baseline.HOST_ANNOTATE=//p' "$outdir/host/results.txt")," \
+		"series $(sed -n 's/^series.HOST_ANNOTATE=//p' "$outdir/host/results.txt")"
 fi
 echo "STATUS=done" >>"$outdir/results.txt"
 say "$CONFIG_NAME: done in ${run_seconds} s (boot ${booted} s); results: $outdir/results.txt"

@@ -8,7 +8,8 @@
 #   KEY=VALUE ...                           standard output
 #   ===== VM-RESULTS-END rc=N =====
 #   ===== VM-FILE NAME =====                then each file the guest script
-#   ...                                     left in /tmp/out/files/
+#   ...                                     left in /tmp/out/files/ (its first
+#                                           256 KiB; *.b64 files whole)
 #   ===== VM-FILE-END =====
 #   ===== VM-DONE =====
 #
@@ -42,11 +43,18 @@ echo "===== VM-RESULTS-BEGIN ====="
 sh /guest.sh 2>/tmp/out/files/guest-stderr.log
 rc=$?
 echo "===== VM-RESULTS-END rc=$rc ====="
+# Kernel messages on the console would land inside the files: keep them in
+# the log buffer from here on.
+dmesg -n 1
 for f in /tmp/out/files/*; do
 	[ -f "$f" ] || continue
 	echo "===== VM-FILE ${f##*/} ====="
-	# At most 256 KiB each: the console is slow.
-	head -c 262144 "$f"
+	# At most 256 KiB each, the console is slow; but for *.b64: data the
+	# host needs whole (kcore-check.sh's --kcore recording, base64).
+	case $f in
+	*.b64) cat "$f" ;;
+	*) head -c 262144 "$f" ;;
+	esac
 	echo
 	echo "===== VM-FILE-END ====="
 done

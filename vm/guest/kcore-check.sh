@@ -276,6 +276,7 @@ fi
 
 # 4. perf record --kcore: the copy must hold each kernel byte once, and a
 # report from the copy must name the kernel samples.
+kdata=
 for p in $PERFS; do
 	progress "$p: perf record --kcore"
 	rm -rf /tmp/k.data
@@ -283,6 +284,7 @@ for p in $PERFS; do
 	rc=$?
 	result $p.KCORE_RECORD "$(status_of $rc)"
 	[ $rc -eq 0 ] || continue
+	[ $p = series ] && kdata=/tmp/k.data   # the last perf: its data stays
 	kcore=/tmp/k.data/kcore_dir/kcore
 	if [ ! -f $kcore ]; then
 		result $p.KCORE_COPY none
@@ -301,4 +303,27 @@ for p in $PERFS; do
 	result $p.KCORE_KERNEL_SAMPLES "$2"
 	result $p.KCORE_UNRESOLVED "$3"
 done
+
+# 5. On a row of another architecture than the host's, vm-run.sh puts
+# /ship-kcore-data in the image: the host annotates the series' --kcore
+# recording with its own perfs (scripts/vm-host-annotate.sh). The data
+# directory goes out through the console as a base64 gzip'd tar (init.sh
+# prints *.b64 files whole); the host checks it against KCORE_DATA_SHA256.
+if [ -f /ship-kcore-data ]; then
+	if [ -z "$kdata" ]; then
+		result KCORE_DATA "none:series-record-failed"
+	else
+		progress "packing the series' --kcore data for the host ($(du -sk $kdata | cut -f1) KiB)"
+		if ! tar -czf /tmp/k.data.tgz -C /tmp k.data; then
+			result KCORE_DATA fail:tar
+		elif ! base64 </tmp/k.data.tgz >$FILES/kcore-data.tgz.b64; then
+			result KCORE_DATA fail:base64
+		else
+			result KCORE_DATA_BYTES "$(wc -c </tmp/k.data.tgz)"
+			result KCORE_DATA_SHA256 "$(sha256sum </tmp/k.data.tgz | cut -d' ' -f1)"
+			result KCORE_DATA shipped
+		fi
+		rm -f /tmp/k.data.tgz
+	fi
+fi
 progress "done"
