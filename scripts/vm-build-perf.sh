@@ -120,7 +120,7 @@ export PKG_CONFIG_PATH=
 tree=$VM_BUILD/trees/$arch
 obj=$VM_BUILD/obj/$arch
 build() { # PERF (baseline or series)
-	local w=$1 out=$VM_BUILD/perf/$arch/$1 rev key start f
+	local w=$1 out=$VM_BUILD/perf/$arch/$1 rev key start f tests
 	mkdir -p "$out" "$obj"
 	rev=$(git -C "$clone" rev-parse --verify "$(tree_rev "$w")^{commit}") ||
 		die "no commit $(tree_rev "$w") in $src_repo"
@@ -142,8 +142,14 @@ build() { # PERF (baseline or series)
 		die "perf build failed for $arch: see $out/build.log"
 	fi
 	# The features the series needs must be on (base.conf), as for make perf.
+	# FEATURE-DUMP names them by their feature tests: 6.12's dwarf test is
+	# libdw in 7.3 (perf version --build-options still says dwarf).
 	for f in "${PERF_REQUIRED_FEATURES[@]}"; do
-		grep -q "^feature-${f%%:*}=1" "$obj/FEATURE-DUMP" ||
+		case ${f%%:*} in
+		dwarf) tests='dwarf|libdw' ;;
+		*) tests=${f%%:*} ;;
+		esac
+		grep -qE "^feature-($tests)=1\$" "$obj/FEATURE-DUMP" ||
 			die "$arch perf in $obj was built without ${f%%:*} (is ${f#*}:$arch in the sysroot?)"
 	done
 	file "$obj/perf" | grep -q "$elf" ||
