@@ -99,7 +99,7 @@ for p in baseline series; do
 	out=$work/annotate-$p.txt err=$work/annotate-$p.err rc=0
 	"$perf" annotate -i "$data" --objdump="$objdump" --stdio "$sym" >"$out" 2>"$err" || rc=$?
 	lines=$(grep -cE '^ +[0-9.]+ +: +[0-9a-f]+:' "$out" || true)
-	first=$(sed -n 's/^ *[0-9.]* *: *\([0-9a-f]*\):.*/\1/p' "$out" | head -1 | sed 's/^0*//')
+	first=$(sed -n 's/^ *[0-9.]* *: *\([0-9a-f]*\):.*/\1/p' "$out" | sed -n '1s/^0*//p')
 	if [ "$rc" -ne 0 ]; then
 		verdict=$(status_of "$rc")
 	elif [ "$lines" -eq 0 ]; then
