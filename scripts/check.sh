@@ -111,7 +111,21 @@ run_suites() { # LABEL PERF SRC
 		report "$status" "$name" "$detail"
 	done <"$logs/suites-$1.txt"
 }
+# The allocation failure cases of "kcore maps" fail each allocation of a
+# kcore load in turn through an LD_PRELOAD shim (tests/failalloc/), which
+# perf test alone does not have: it skips them.
+run_enomem() { # LABEL PERF
+	local log=$logs/enomem-$1.txt detail
+	if "$TOP/tests/failalloc/run-kcore-enomem.sh" "$2" "$BUILD/failalloc" >"$log" 2>&1; then
+		detail=$(sed -n 's/^\([0-9]*\) loads with an allocation failing.*/\1/p' "$log" |
+			paste -sd+ -)
+		report PASS "$1: kcore maps, allocation failures" "${detail:-?} loads"
+	else
+		report FAIL "$1: kcore maps, allocation failures" "see ${log#"$TOP"/}"
+	fi
+}
 run_suites patched "$BUILD/patched/perf" "$SRC"
+run_enomem patched "$BUILD/patched/perf"
 
 # 6. The same suites in builds that check more: maps invariants asserted
 # (DEBUG=1), and reference counts, memory errors, leaks and undefined
@@ -123,6 +137,8 @@ for variant in "${VARIANTS[@]}"; do
 		>"$logs/build-$variant.log" 2>&1; then
 		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 			run_suites "$variant" "$BUILD/variants/$variant/perf" "$SRC"
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+			run_enomem "$variant" "$BUILD/variants/$variant/perf"
 	else
 		report FAIL "$variant: build" "see build/results/logs/build-$variant.log"
 	fi

@@ -1,0 +1,28 @@
+#!/bin/bash
+# Run perf test "kcore maps"' allocation failure cases with the failalloc
+# shim preloaded. Usage: tests/failalloc/run-kcore-enomem.sh PERF [OUTDIR]
+# Builds the shim into OUTDIR (default: the directory of PERF /failalloc),
+# prints for each case its summary line and the loads that failed; exit
+# status 1 if a case failed. An ASan perf (REFCNT_CHECKING) gets
+# FAILALLOC_IGNORE_MALLOC=8 (see failalloc.c) and detect_leaks=1.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+perf=$(cd "$(dirname "${1:?usage: $0 PERF [OUTDIR]}")" && pwd)/$(basename "$1")
+out=${2:-$(dirname "$perf")/failalloc}
+"$here/build.sh" "$out" >/dev/null || exit 1
+env=(LD_PRELOAD="$out/failalloc.so")
+if nm -D "$perf" 2>/dev/null | grep -q __asan_init || ldd "$perf" | grep -q libasan; then
+	env+=(ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 FAILALLOC_IGNORE_MALLOC=8)
+fi
+rc=0
+for t in "x86_64 4-level, allocation failures" "arm64 with eBPF maps, allocation failures"; do
+	log=$(mktemp)
+	env "${env[@]}" "$perf" test -F -v "kcore maps: $t" >"$log" 2>&1 || true
+	echo "== $t"
+	grep -E "loads with an allocation failing|^FAIL: load with|ERROR: AddressSanitizer|^SUMMARY" "$log" || true
+	if ! grep -q "loads with an allocation failing" "$log" || grep -q "^FAIL" "$log"; then
+		rc=1
+	fi
+	rm -f "$log"
+done
+exit $rc
