@@ -94,4 +94,14 @@ for variant in patched sanitize; do
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		"$TOP/scripts/run-perf-tests.sh" "$variant" "$out/perf" "$SRC" "${PERF_SUITES[@]}" |
 		sed 's/|/|stable-6.12: /'
+	# The allocation failure cases need the failalloc shim (tests/failalloc/).
+	enomem=$logs/enomem-$variant.txt
+	if UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		"$TOP/tests/failalloc/run-kcore-enomem.sh" "$out/perf" "$BUILD/failalloc" >"$enomem" 2>&1; then
+		emit PASS "$variant: kcore maps, allocation failures" \
+			"$(sed -n 's/^\([0-9]*\) loads with an allocation failing.*/\1/p' "$enomem" |
+				paste -sd+ -) loads"
+	else
+		emit FAIL "$variant: kcore maps, allocation failures" "see ${enomem#"$TOP"/}"
+	fi
 done
