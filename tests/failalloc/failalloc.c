@@ -243,109 +243,34 @@ EXPORT void *realloc(void *ptr, size_t size)
 	return p;
 }
 
-EXPORT void *reallocarray(void *ptr, size_t nmemb, size_t size)
-{
-	void *p;
-
-	resolve();
-	if (fail_this(__func__))
-		return NULL;
-	depth++;
-	p = real_reallocarray(ptr, nmemb, size);
-	depth--;
-	return p;
+/*
+ * The wrappers below all do the same: fail when fail_this() says so,
+ * returning FAILED, or call the real function, counted as one call with
+ * whatever it allocates inside.
+ */
+#define WRAP(type, name, failed, params, args)	\
+EXPORT type name params				\
+{						\
+	type ret;				\
+						\
+	resolve();				\
+	if (fail_this(#name))			\
+		return failed;			\
+	depth++;				\
+	ret = real_##name args;			\
+	depth--;				\
+	return ret;				\
 }
 
-EXPORT char *strdup(const char *s)
-{
-	char *p;
-
-	resolve();
-	if (fail_this(__func__))
-		return NULL;
-	depth++;
-	p = real_strdup(s);
-	depth--;
-	return p;
-}
-
-EXPORT char *strndup(const char *s, size_t n)
-{
-	char *p;
-
-	resolve();
-	if (fail_this(__func__))
-		return NULL;
-	depth++;
-	p = real_strndup(s, n);
-	depth--;
-	return p;
-}
-
-EXPORT int posix_memalign(void **memptr, size_t alignment, size_t size)
-{
-	int ret;
-
-	resolve();
-	if (fail_this(__func__))
-		return ENOMEM;
-	depth++;
-	ret = real_posix_memalign(memptr, alignment, size);
-	depth--;
-	return ret;
-}
-
-EXPORT void *aligned_alloc(size_t alignment, size_t size)
-{
-	void *p;
-
-	resolve();
-	if (fail_this(__func__))
-		return NULL;
-	depth++;
-	p = real_aligned_alloc(alignment, size);
-	depth--;
-	return p;
-}
-
-EXPORT void *memalign(size_t alignment, size_t size)
-{
-	void *p;
-
-	resolve();
-	if (fail_this(__func__))
-		return NULL;
-	depth++;
-	p = real_memalign(alignment, size);
-	depth--;
-	return p;
-}
-
-EXPORT void *valloc(size_t size)
-{
-	void *p;
-
-	resolve();
-	if (fail_this(__func__))
-		return NULL;
-	depth++;
-	p = real_valloc(size);
-	depth--;
-	return p;
-}
-
-EXPORT int vasprintf(char **strp, const char *fmt, va_list ap)
-{
-	int ret;
-
-	resolve();
-	if (fail_this(__func__))
-		return -1;
-	depth++;
-	ret = real_vasprintf(strp, fmt, ap);
-	depth--;
-	return ret;
-}
+WRAP(void *, reallocarray, NULL, (void *ptr, size_t nmemb, size_t size), (ptr, nmemb, size))
+WRAP(char *, strdup, NULL, (const char *s), (s))
+WRAP(char *, strndup, NULL, (const char *s, size_t n), (s, n))
+WRAP(int, posix_memalign, ENOMEM, (void **memptr, size_t alignment, size_t size),
+     (memptr, alignment, size))
+WRAP(void *, aligned_alloc, NULL, (size_t alignment, size_t size), (alignment, size))
+WRAP(void *, memalign, NULL, (size_t alignment, size_t size), (alignment, size))
+WRAP(void *, valloc, NULL, (size_t size), (size))
+WRAP(int, vasprintf, -1, (char **strp, const char *fmt, va_list ap), (strp, fmt, ap))
 
 EXPORT int asprintf(char **strp, const char *fmt, ...)
 {
