@@ -55,7 +55,7 @@ check-vm: perf
 
 clean:
 	for b in build build/stable-6.12; do \
-		rm -rf $$b/baseline $$b/patched $$b/bisect $$b/variants $$b/trees $$b/results $$b/src.tmp $$b/base+tests; \
+		rm -rf $$b/baseline $$b/patched $$b/obj $$b/bisect $$b/variants $$b/trees $$b/results $$b/src.tmp $$b/base+tests; \
 		git -C $$b/src worktree prune 2>/dev/null || true; \
 	done
 

@@ -1,10 +1,18 @@
 #!/bin/bash
 # Build the base's pair of perfs: BUILD/baseline/perf from the pinned base
-# and BUILD/patched/perf from the base with its series (BUILD/src).
+# and BUILD/patched/perf from the base with its series (BUILD/src). Both are
+# built in one worktree and object directory (scripts/build-perf.sh --rev),
+# the series after the base, so the second build recompiles only what the
+# series changes. A BUILD/src with changes not yet committed is built as it
+# is, in BUILD/patched itself.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 say "base $BASE ($BASE_PACKAGE): building the baseline and the series' perf"
-"$TOP/scripts/worktree.sh" base "$BUILD/trees/base"
-"$TOP/scripts/build-perf.sh" "$BUILD/trees/base" "$BUILD/baseline"
-"$TOP/scripts/build-perf.sh" "$SRC" "$BUILD/patched"
+"$TOP/scripts/build-perf.sh" --rev base "$BUILD/baseline"
+if [ -z "$(git -C "$SRC" status --porcelain)" ]; then
+	"$TOP/scripts/build-perf.sh" --rev HEAD "$BUILD/patched"
+else
+	say "$SRC_NAME has changes not committed: building it as it is"
+	"$TOP/scripts/build-perf.sh" "$SRC" "$BUILD/patched"
+fi

@@ -1,23 +1,53 @@
 #!/bin/bash
-# Build perf from source tree SRC into OUT with the pinned configuration
-# (base.conf: PERF_MAKE_FLAGS), plus any extra make arguments given.
-# Skips the build when the sources and arguments are those of the last
-# successful build. Usage: scripts/build-perf.sh SRC OUT [make args...]
+# Build perf with the pinned configuration (base.conf: PERF_MAKE_FLAGS), plus
+# any extra make arguments given, into OUT (OUT/perf).
+#
+#   scripts/build-perf.sh SRC OUT [make args...]
+#	builds the source tree SRC, as it is, with OUT as object directory.
+#   scripts/build-perf.sh --rev REV OUT [make args...]
+#	builds commit REV of build/src in one worktree and one object
+#	directory that every --rev build with the same make arguments shares
+#	(BUILD/trees/shared, BUILD/obj/HASH). Switching the worktree from one
+#	commit to the next touches only the files that differ, so a build
+#	recompiles those alone: the series after the baseline, the bisect
+#	builds and base+tests cost seconds, not minutes each. OUT gets a copy
+#	of perf, FEATURE-DUMP and build.log.
+#
+# Skips the build when OUT/perf is from the same sources and arguments.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -ge 2 ] || die "usage: $0 SRC OUT [make args...]"
-src=$(cd "$1" && pwd)
-out=$2
-shift 2
+usage="usage: $0 SRC OUT [make args...] or $0 --rev REV OUT [make args...]"
+rev=
+if [ "${1:-}" = --rev ]; then
+	[ $# -ge 3 ] || die "$usage"
+	rev=$(git -C "$SRC" rev-parse --verify "$2^{commit}") || die "no commit $2 in $SRC_NAME"
+	shift 2
+else
+	[ $# -ge 2 ] || die "$usage"
+	src=$(cd "$1" && pwd)
+	shift
+fi
+out=$1
+shift
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 name=${out#"$BUILD"/}
+if [ -n "$rev" ]; then
+	obj=$BUILD/obj/$(printf '%s\n' "${PERF_MAKE_FLAGS[@]}" "$@" | sha256sum | cut -c1-12)
+	src=$BUILD/trees/shared
+else
+	obj=$out
+fi
 
 # What this build is made of: commit, uncommitted changes and arguments.
 key=$( {
-	git -C "$src" rev-parse HEAD
-	git -C "$src" diff HEAD
+	if [ -n "$rev" ]; then
+		echo "$rev"
+	else
+		git -C "$src" rev-parse HEAD
+		git -C "$src" diff HEAD
+	fi
 	printf '%s\n' "${PERF_MAKE_FLAGS[@]}" "$@"
 } | sha256sum | cut -d' ' -f1)
 if [ -x "$out/perf" ] && [ "$(cat "$out/.build-key" 2>/dev/null)" = "$key" ]; then
@@ -25,13 +55,26 @@ if [ -x "$out/perf" ] && [ "$(cat "$out/.build-key" 2>/dev/null)" = "$key" ]; th
 	exit 0
 fi
 
-say "building $name/perf (about 1-2 min with -j$(nproc); log: $name/build.log)"
 start=$SECONDS
 rm -f "$out/.build-key"
-if ! make -C "$src/tools/perf" -j"$(nproc)" O="$out" "${PERF_MAKE_FLAGS[@]}" "$@" \
+if [ -n "$rev" ]; then
+	# One --rev build at a time in the shared worktree.
+	mkdir -p "$obj"
+	exec 9>"$obj.lock"
+	flock 9
+	"$TOP/scripts/worktree.sh" "$rev" "$src"
+	say "building $name/perf from $(git -C "$src" describe --tags --always) (seconds to 2 min with -j$(nproc); log: $name/build.log)"
+else
+	say "building $name/perf (about 1-2 min with -j$(nproc); log: $name/build.log)"
+fi
+if ! make -C "$src/tools/perf" -j"$(nproc)" O="$obj" "${PERF_MAKE_FLAGS[@]}" "$@" \
 	>"$out/build.log" 2>&1; then
 	grep -E 'error|Error' "$out/build.log" | head -20 >&2 || true
 	die "perf build failed in $name: see $out/build.log"
+fi
+if [ -n "$rev" ]; then
+	rm -f "$out/perf"
+	cp "$obj/perf" "$obj/FEATURE-DUMP" "$out/"
 fi
 
 options=$("$out/perf" version --build-options)

@@ -32,6 +32,26 @@ report() { # STATUS NAME [DETAIL]
 
 mapfile -t patches < <(series_patches)
 
+# Work that waits on the network or on timeouts runs in the background from
+# the start, beside the builds that keep the CPUs busy: the 6.12 base's
+# download (step 8), then what the real-kernel matrix fetches (sysroots,
+# kernels, root file systems) and the QEMU harness's own tests, which spend
+# most of their two minutes waiting for timeouts (step 9). Each step waits
+# for its job before it starts.
+stable_fetch_pid= vm_early_pid=
+if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
+	BASE=6.12 "$TOP/scripts/fetch-base.sh" >"$logs/stable-fetch.log" 2>&1 &
+	stable_fetch_pid=$!
+fi
+if [ "${VM:-1}" != 0 ]; then
+	{
+		"$TOP/scripts/vm-matrix.sh" -f -o "$results/vm" >"$logs/vm-fetch.log" 2>&1 || true
+		"$TOP/tests/vm-harness.sh" "$results/vm-harness" 2>"$logs/vm-harness.log" \
+			>"$logs/vm-harness.txt" || true
+	} &
+	vm_early_pid=$!
+fi
+
 # Extra builds of the series, and their make arguments.
 VARIANTS=(debug sanitize)
 variant_args() {
@@ -86,10 +106,20 @@ for p in "${patches[@]}"; do
 done
 
 # 4. Every prefix of the series builds (the full series is build/patched).
+# Built from the longest prefix down, in the worktree and object directory
+# make perf left at the series (build-perf.sh --rev): each build then
+# recompiles what one patch changes. Reported shortest first.
+mapfile -t revs < <(git -C "$SRC" rev-list --reverse base..HEAD)
+declare -A bisect_ok=()
+for ((k = n - 1; k >= 1; k--)); do
+	bisect_ok[$k]=no
+	if "$TOP/scripts/build-perf.sh" --rev "${revs[$((k - 1))]}" "$BUILD/bisect" \
+		>"$logs/bisect-$k.log" 2>&1; then
+		bisect_ok[$k]=yes
+	fi
+done
 for ((k = 1; k < n; k++)); do
-	rev=$(git -C "$SRC" rev-list --reverse base..HEAD | sed -n "${k}p")
-	"$TOP/scripts/worktree.sh" "$rev" "$BUILD/trees/bisect"
-	if "$TOP/scripts/build-perf.sh" "$BUILD/trees/bisect" "$BUILD/bisect" >"$logs/bisect-$k.log" 2>&1; then
+	if [ "${bisect_ok[$k]}" = yes ]; then
 		report PASS "builds with patches 1-$k of $n"
 	else
 		report FAIL "builds with patches 1-$k of $n" "see build/results/logs/bisect-$k.log"
@@ -151,8 +181,8 @@ if [ ${#test_commits[@]} -gt 0 ]; then
 	"$TOP/scripts/worktree.sh" base "$BUILD/trees/base+tests"
 	git -C "$BUILD/trees/base+tests" cherry-pick "${test_commits[@]}" >"$logs/base+tests.log" 2>&1 ||
 		{ git -C "$BUILD/trees/base+tests" cherry-pick --abort >/dev/null 2>&1 || true; }
-	if "$TOP/scripts/build-perf.sh" "$BUILD/trees/base+tests" "$BUILD/base+tests" \
-		>>"$logs/base+tests.log" 2>&1; then
+	if "$TOP/scripts/build-perf.sh" --rev "$(git -C "$BUILD/trees/base+tests" rev-parse HEAD)" \
+		"$BUILD/base+tests" >>"$logs/base+tests.log" 2>&1; then
 		SUITES=("kcore maps")
 		run_suites base+tests "$BUILD/base+tests/perf" "$BUILD/trees/base+tests"
 	else
@@ -164,7 +194,8 @@ fi
 # upstream series, applies, checkpatch, plain and ASan builds, the suites.
 # Checked with the upstream series only (BASE=7.3); STABLE=0 leaves it out.
 if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
-	say "the 6.12 backport: base, builds and suites (about 8 minutes)"
+	[ -z "$stable_fetch_pid" ] || wait "$stable_fetch_pid" || true
+	say "the 6.12 backport: base, builds and suites (about 5 minutes)"
 	"$TOP/scripts/check-stable.sh" >"$logs/stable.txt" 2>"$logs/stable.log" || true
 	while IFS='|' read -r status name detail; do
 		report "$status" "$name" "$detail"
@@ -180,14 +211,16 @@ fi
 if [ "${VM:-1}" = 0 ]; then
 	report SKIP "vm: real-kernel matrix" "VM=0"
 else
-	say "the QEMU harness's own tests: bad states (about 2 minutes)"
-	"$TOP/tests/vm-harness.sh" "$results/vm-harness" 2>"$logs/vm-harness.log" >"$logs/vm-harness.txt" || true
+	if kill -0 "$vm_early_pid" 2>/dev/null; then
+		say "waiting for the matrix's downloads and the QEMU harness's own tests (log: build/results/logs/vm-fetch.log)"
+	fi
+	wait "$vm_early_pid" || true
 	while IFS='|' read -r status name detail; do
 		report "$status" "$name" "$detail"
 	done <"$logs/vm-harness.txt"
 	grep -q . "$logs/vm-harness.txt" ||
 		report FAIL "vm harness" "no results: see build/results/logs/vm-harness.log"
-	say "real-kernel matrix: QEMU guests (about 30 minutes; log: build/results/logs/vm-matrix.log)"
+	say "real-kernel matrix: QEMU guests (about 20 minutes; log: build/results/logs/vm-matrix.log)"
 	rm -f "$results/vm/checks.txt"
 	"$TOP/scripts/vm-matrix.sh" -o "$results/vm" 2>&1 | tee "$logs/vm-matrix.log" |
 		grep --line-buffered -E '^(==>|\[)' >&2 || true

@@ -12,7 +12,8 @@
 # The sources are a clone of the project's build/src (VM_PERF_SRC), fetched
 # again at each call; a perf whose commit and flags did not change is not
 # rebuilt. Usage: scripts/vm-build-perf.sh ARCH [baseline|series]...
-# (ARCH: arm64, ppc64el, i386, amd64; default both perfs). Both perfs share
+# (ARCH: arm64, ppc64el, i386, amd64; default both perfs; 'sysroot' instead
+# makes the sysroot and builds nothing). Both perfs share
 # one worktree and object directory per architecture (see build() below).
 set -euo pipefail
 . "$(dirname "$0")/vm-lib.sh"
@@ -23,7 +24,7 @@ shift
 which=("$@")
 [ ${#which[@]} -gt 0 ] || which=(baseline series)
 for w in "${which[@]}"; do
-	case $w in baseline | series) ;; *) die "no perf '$w': baseline or series" ;; esac
+	case $w in baseline | series | sysroot) ;; *) die "no perf '$w': baseline or series (or sysroot)" ;; esac
 done
 triplet=$(deb_triplet "$arch")
 multiarch=$(deb_multiarch "$arch")
@@ -101,6 +102,9 @@ find "$sysroot" -type l -lname '/*' | while read -r link; do
 	target=$(readlink "$link")
 	ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$sysroot$target")" "$link"
 done
+
+# 'sysroot' alone: only the sysroot (scripts/vm-matrix.sh -f fetches ahead).
+[ "${which[*]}" != sysroot ] || exit 0
 
 # --- build ---
 make_args=(

@@ -9,9 +9,12 @@
 # the default run also copies the table and the JSON to
 # build/results/vm-matrix.{md,json}.
 #
-#   scripts/vm-matrix.sh [-o OUTDIR] [-r] [ROW...]     (default: every row)
+#   scripts/vm-matrix.sh [-o OUTDIR] [-r | -f] [ROW...]     (default: every row)
 #
 # -r only writes the report again from the results already in OUTDIR.
+# -f only fetches and makes what the rows need from the network (sysroots,
+# kernels, root file systems) and builds nothing: make check runs it early,
+# in the background, while its own builds keep the CPUs busy.
 #
 # A row that cannot run (perf build failed, missing package, kernel that
 # does not boot, hang) is reported with its reason and the matrix goes on;
@@ -26,16 +29,17 @@ set -euo pipefail
 
 default_outdir=$BUILD/results/vm
 outdir=$default_outdir
-report_only=no
+report_only=no fetch_only=no
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o)
-		[ $# -ge 2 ] || die "usage: $0 [-o OUTDIR] [-r] [ROW...]"
+		[ $# -ge 2 ] || die "usage: $0 [-o OUTDIR] [-r | -f] [ROW...]"
 		outdir=$2
 		shift 2
 		;;
 	-r) report_only=yes; shift ;;
-	-*) die "usage: $0 [-o OUTDIR] [-r] [ROW...]" ;;
+	-f) fetch_only=yes; shift ;;
+	-*) die "usage: $0 [-o OUTDIR] [-r | -f] [ROW...]" ;;
 	*) break ;;
 	esac
 done
@@ -55,6 +59,20 @@ if [ $report_only = no ]; then
 
 	# Debian architecture of a row (without dying on a bad row).
 	row_arch() { (load_config "$1" >/dev/null && echo "$DEB_ARCH") 2>/dev/null || echo unknown; }
+
+	if [ $fetch_only = yes ]; then
+		for arch in $(for r in "${rows[@]}"; do row_arch "$r"; done | sort -u); do
+			case $arch in unknown | amd64) continue ;; esac
+			"$VM_TOP/scripts/vm-build-perf.sh" "$arch" sysroot || true
+		done
+		for row in "${rows[@]}"; do
+			[ "$(row_arch "$row")" != unknown ] || continue
+			"$VM_TOP/scripts/vm-fetch-kernel.sh" "$row" >/dev/null || true
+			"$VM_TOP/scripts/vm-build-rootfs.sh" "$(row_arch "$row")" >/dev/null || true
+		done
+		say "fetched what the rows need in $(ms_to_s $(($(now_ms) - start))) s"
+		exit 0
+	fi
 
 	# --- 1. the perfs of every architecture in the matrix ---
 	declare -A perf_error=()
