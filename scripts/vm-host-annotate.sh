@@ -1,10 +1,11 @@
 #!/bin/bash
 # The host side of a foreign-architecture row: perf annotate, on this host,
 # of the guest's 'perf record --kcore' data directory (vm/guest/kcore-check.sh
-# records it with the series perf and sends it out through the console as
-# guest/kcore-data.tgz.b64). Both of this host's perfs, the baseline and the
-# series (build/{baseline,patched}/perf), annotate the hottest kernel symbol
-# of the guest's report of that recording, disassembled with the guest
+# records it with the series perf and sends it out through a virtio serial
+# port, OUTDIR/data.bin, or through the console as guest/kcore-data.tgz.b64).
+# Both of this host's perfs, the baseline and the series
+# (build/{baseline,patched}/perf), annotate the hottest kernel symbol of the
+# guest's report of that recording, disassembled with the guest
 # architecture's objdump (binutils-<triplet>, scripts/vm-install-deps.sh).
 #
 #   scripts/vm-host-annotate.sh CONFIG OUTDIR
@@ -59,11 +60,21 @@ start=$(now_ms)
 rm -rf "$work/k.data" "$work/kcore-data.tgz"
 mkdir -p "$work"
 shipped=$(guest_value KCORE_DATA)
-b64=$outdir/guest/kcore-data.tgz.b64
 [ "$shipped" = shipped ] || no_data "none:guest-said-${shipped:-nothing}"
-[ -s "$b64" ] || no_data "none:no-$(basename "$b64")"
-say "$CONFIG_NAME: host: unpacking the guest's perf record --kcore data ($(du -h "$b64" | cut -f1) of base64)"
-base64 -d <"$b64" >"$work/kcore-data.tgz" 2>/dev/null || no_data "corrupt:base64"
+bytes=$(guest_value KCORE_DATA_BYTES)
+if [ "$(guest_value KCORE_DATA_CHANNEL)" = virtio ]; then
+	# The virtio serial port's output (vm-run.sh's data.bin): the tar alone.
+	bin=$outdir/data.bin
+	[ -s "$bin" ] || no_data "none:no-data.bin"
+	say "$CONFIG_NAME: host: unpacking the guest's perf record --kcore data ($(du -h "$bin" | cut -f1), virtio serial port)"
+	[ "$(stat -c %s "$bin")" = "$bytes" ] || no_data "corrupt:$(stat -c %s "$bin")-bytes-not-$bytes"
+	cp "$bin" "$work/kcore-data.tgz"
+else
+	b64=$outdir/guest/kcore-data.tgz.b64
+	[ -s "$b64" ] || no_data "none:no-$(basename "$b64")"
+	say "$CONFIG_NAME: host: unpacking the guest's perf record --kcore data ($(du -h "$b64" | cut -f1) of base64)"
+	base64 -d <"$b64" >"$work/kcore-data.tgz" 2>/dev/null || no_data "corrupt:base64"
+fi
 sum=$(sha256sum <"$work/kcore-data.tgz" | cut -d' ' -f1)
 [ "$sum" = "$(guest_value KCORE_DATA_SHA256)" ] || no_data "corrupt:sha256-differs"
 tar -xzf "$work/kcore-data.tgz" -C "$work" || no_data "corrupt:tar"

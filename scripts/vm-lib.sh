@@ -43,6 +43,7 @@ load_config() {
 	RUN_TIMEOUT=${RUN_TIMEOUT:-1800}      # seconds for the whole run
 	MODULES=${MODULES:-}
 	QEMU_EXTRA=${QEMU_EXTRA:-}
+	DATA_PORT=${DATA_PORT:-}
 	CROSS_COMPILE=${CROSS_COMPILE:-}
 }
 

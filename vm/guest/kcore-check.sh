@@ -307,18 +307,30 @@ done
 # 5. On a row of another architecture than the host's, vm-run.sh puts
 # /ship-kcore-data in the image: the host annotates the series' --kcore
 # recording with its own perfs (scripts/vm-host-annotate.sh). The data
-# directory goes out through the console as a base64 gzip'd tar (init.sh
-# prints *.b64 files whole); the host checks it against KCORE_DATA_SHA256.
+# directory, a gzip'd tar, goes out through the virtio serial port named
+# vm.data when the row has one (DATA_PORT: the host's data.bin), else
+# through the console as base64 (init.sh prints *.b64 files whole); the
+# host checks it against KCORE_DATA_BYTES and KCORE_DATA_SHA256.
+data_port() {
+	local d
+	for d in /sys/class/virtio-ports/*; do
+		[ "$(cat $d/name 2>/dev/null)" = vm.data ] && echo /dev/${d##*/}
+	done
+}
 if [ -f /ship-kcore-data ]; then
+	port=$(data_port)
 	if [ -z "$kdata" ]; then
 		result KCORE_DATA "none:series-record-failed"
 	else
-		progress "packing the series' --kcore data for the host ($(du -sk $kdata | cut -f1) KiB)"
+		progress "packing the series' --kcore data for the host ($(du -sk $kdata | cut -f1) KiB, through ${port:-the console})"
 		if ! tar -czf /tmp/k.data.tgz -C /tmp k.data; then
 			result KCORE_DATA fail:tar
-		elif ! base64 </tmp/k.data.tgz >$FILES/kcore-data.tgz.b64; then
+		elif [ -n "$port" ] && ! cat /tmp/k.data.tgz >$port; then
+			result KCORE_DATA fail:write-$port
+		elif [ -z "$port" ] && ! base64 </tmp/k.data.tgz >$FILES/kcore-data.tgz.b64; then
 			result KCORE_DATA fail:base64
 		else
+			result KCORE_DATA_CHANNEL "$([ -n "$port" ] && echo virtio || echo console)"
 			result KCORE_DATA_BYTES "$(wc -c </tmp/k.data.tgz)"
 			result KCORE_DATA_SHA256 "$(sha256sum </tmp/k.data.tgz | cut -d' ' -f1)"
 			result KCORE_DATA shipped
