@@ -35,27 +35,18 @@ status_of() {
 	fi
 }
 
-# Count the samples of 'perf script -F ip,sym,dso' output $1: prints
+# Count the samples of 'perf script -F misc,ip,sym,dso' output $1: prints
 # "ALL KERNEL UNRESOLVED", unresolved meaning a kernel sample without a
-# symbol. perf script prints the ip as %16x, space-padded. A 64-bit kernel's
-# addresses are the upper half (every kernel address on x86_64, arm64 and
-# ppc64: 16 hex digits, top nibble 8-f). A 32-bit kernel's (i386: 8 digits
-# or fewer) are those from KERNEL_START up, not the upper half: user space
-# goes past 0x80000000 there. Both hex strings are zero-padded to 8 digits,
-# so comparing them as strings compares the numbers.
+# symbol. A kernel sample is what perf says it is: the misc field, the
+# sample's cpumode, reads K (PERF_RECORD_MISC_KERNEL). Its address says
+# nothing portable: s390x's kernel lives low, beside user space, and an
+# i386 kernel's addresses are not the upper half.
 count_samples() {
-	awk -v class="$KCORE_CLASS" -v kstart="$KERNEL_START" '{
+	awk '{
 		n++
-		ip = $1
-		if (class == "ELF32") {
-			p = substr("00000000", 1, 8 - length(ip)) ip
-			kernel = (length(ip) <= 8 && p >= kstart "")
-		} else {
-			kernel = (length(ip) == 16 && substr(ip, 1, 1) ~ /[89a-f]/)
-		}
-		if (kernel) {
+		if ($1 == "K") {
 			k++
-			if ($2 == "[unknown]") u++
+			if ($3 == "[unknown]") u++
 		}
 	} END { printf "%d %d %d\n", n, k, u }' "$1"
 }
@@ -105,16 +96,9 @@ unresolved_percent() {
 result KERNEL "$(uname -r)"
 result MACHINE "$(uname -m)"
 result KERNEL_STEXT "$(awk '$3 == "_stext" { print $1; exit }' /proc/kallsyms)"
-# ELF32 on a 32-bit kernel. Its kernel addresses start at the lowest
-# PT_LOAD of /proc/kcore (PAGE_OFFSET: the direct map), as 8 hex digits.
+# ELF32 on a 32-bit kernel.
 KCORE_CLASS=$(readelf -hW /proc/kcore | sed -n 's/^ *Class: *//p')
 result KCORE_CLASS "${KCORE_CLASS:-none}"
-KERNEL_START=
-if [ "$KCORE_CLASS" = ELF32 ]; then
-	low=$(readelf -lW /proc/kcore | awk '$1 == "LOAD" { print $3 }' | sort | head -1)
-	KERNEL_START=$(printf '%08x' $((${low:-0xc0000000})))
-	result KERNEL_START "$KERNEL_START"
-fi
 set -- $(load_overlaps /proc/kcore)
 result KCORE_LOADS "$1"
 readelf -lW /proc/kcore >$FILES/proc-kcore-phdrs.txt 2>&1
@@ -190,7 +174,7 @@ hottest=
 if [ $rec != none ]; then
 	for p in $PERFS; do
 		progress "$p: perf script / perf report"
-		/perf-$p script -i /tmp/x.data -F ip,sym,dso >/tmp/script-$p.txt 2>$FILES/script-$p.err
+		/perf-$p script -i /tmp/x.data -F misc,ip,sym,dso >/tmp/script-$p.txt 2>$FILES/script-$p.err
 		result $p.SCRIPT "$(status_of $?)"
 		set -- $(count_samples /tmp/script-$p.txt)
 		result $p.SAMPLES "$1"
@@ -227,7 +211,7 @@ if [ $rec != none ]; then
 	cp /proc/kallsyms /tmp/kallsyms-only/kallsyms
 	for p in $PERFS; do
 		progress "$p: perf script with kallsyms only"
-		/perf-$p script -i /tmp/x.data -F ip,sym,dso --kallsyms /tmp/kallsyms-only/kallsyms \
+		/perf-$p script -i /tmp/x.data -F misc,ip,sym,dso --kallsyms /tmp/kallsyms-only/kallsyms \
 			>/tmp/script-kallsyms-$p.txt 2>$FILES/script-kallsyms-$p.err
 		result $p.KALLSYMS_SCRIPT "$(status_of $?)"
 		awk 'function name(l) { sub(/ *\([^()]*\) *$/, "", l); return l }
@@ -298,7 +282,7 @@ for p in $PERFS; do
 	/perf-$p report -i /tmp/k.data --stdio --sort sym >$FILES/report-kcore-$p.txt 2>$FILES/report-kcore-$p.err
 	result $p.KCORE_REPORT "$(status_of $?)"
 	result $p.KCORE_REPORT_UNRESOLVED_PCT "$(unresolved_percent $FILES/report-kcore-$p.txt)"
-	/perf-$p script -i /tmp/k.data -F ip,sym,dso >/tmp/kscript.txt 2>/dev/null
+	/perf-$p script -i /tmp/k.data -F misc,ip,sym,dso >/tmp/kscript.txt 2>/dev/null
 	set -- $(count_samples /tmp/kscript.txt)
 	result $p.KCORE_KERNEL_SAMPLES "$2"
 	result $p.KCORE_UNRESOLVED "$3"
