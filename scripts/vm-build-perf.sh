@@ -81,10 +81,10 @@ sysroot_packages=(
 	libelf1 libelf-dev libdw1 libdw-dev zlib1g zlib1g-dev
 	libtraceevent1 libtraceevent-dev liblzma5 libbz2-1.0 libzstd1
 )
-vm_apt_update "$arch"
+vm_apt_update "$(deb_userland "$arch")"
 dirs=()
 for p in "${sysroot_packages[@]}"; do
-	dirs+=("$(vm_unpack "$arch" "$p")")
+	dirs+=("$(vm_unpack "$(deb_userland "$arch")" "$p")")
 done
 sysroot_key=$(printf '%s\n' "${dirs[@]##*/}" | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$sysroot/.key" 2>/dev/null)" != "$sysroot_key" ]; then

@@ -17,13 +17,13 @@ out=$VM_BUILD/rootfs/$arch
 archive=$out/rootfs.cpio.gz
 packages=("${ROOTFS_PACKAGES[@]}" "binutils-${triplet//_/-}")
 
-vm_apt_update "$arch"
+vm_apt_update "$(deb_userland "$arch")"
 
 # What this image is made of: the .debs (name_version), the configuration
 # and this script. An unchanged image is not rebuilt.
 dirs=()
 for p in "${packages[@]}"; do
-	dirs+=("$(vm_unpack "$arch" "$p")")
+	dirs+=("$(vm_unpack "$(deb_userland "$arch")" "$p")")
 done
 key=$( {
 	printf '%s\n' "${dirs[@]##*/}"

@@ -1,8 +1,11 @@
 #!/bin/bash
-# Fetch the Debian kernel of a VM config (KERNEL_PACKAGE: the newest package
-# matching it) with apt-get download, unpack it with dpkg -x (never installed)
-# and print the unpacked package directory. The kernel image is
-# DIR/KERNEL_FILE, its modules DIR/lib/modules/VERSION.
+# Fetch the Debian kernel of a VM config with apt-get download, unpack it
+# with dpkg -x (never installed) and print the unpacked package directory.
+# The package: the newest matching KERNEL_PACKAGE in KERNEL_SUITE (default:
+# the host's bookworm), at KERNEL_VERSION when the config pins one; a pin the
+# archive no longer serves (sid moves on) falls back to the newest match,
+# loudly. The kernel image is DIR/KERNEL_FILE, its modules
+# DIR/lib/modules/VERSION.
 # Usage: scripts/vm-fetch-kernel.sh CONFIG
 set -euo pipefail
 . "$(dirname "$0")/vm-lib.sh"
@@ -10,11 +13,36 @@ set -euo pipefail
 [ $# -eq 1 ] || die "usage: $0 CONFIG (a name in vm/configs/ or a .conf file)"
 load_config "$1"
 
-vm_apt_update "$DEB_ARCH"
-pkg=$(vm_newest_package "$DEB_ARCH" "$KERNEL_PACKAGE")
-[ -n "$pkg" ] || die "$CONFIG_NAME: no $DEB_ARCH package matches KERNEL_PACKAGE='$KERNEL_PACKAGE' in the archive"
-say "$CONFIG_NAME: kernel package $pkg"
-dir=$(vm_unpack "$DEB_ARCH" "$pkg")
+src=$DEB_ARCH${KERNEL_SUITE:+@$KERNEL_SUITE}
+suite=${KERNEL_SUITE:-bookworm}
+vm_apt_update "$src"
+# Candidates, best first: the pin, then every match, newest first. An index
+# can name a .deb its pool no longer has (trixie's 6.12.117 for ppc64el and
+# s390x answered 404): the next candidate is tried, loudly.
+mapfile -t matches < <(vm_apt_cache "$src" pkgnames | { grep -E "^($KERNEL_PACKAGE)\$" || true; } | sort -rV)
+[ ${#matches[@]} -gt 0 ] || die "$CONFIG_NAME: no $src package matches KERNEL_PACKAGE='$KERNEL_PACKAGE' in the archive"
+candidates=()
+if [ -n "$KERNEL_VERSION" ]; then
+	for m in "${matches[@]}"; do
+		if vm_has_version "$src" "$m" "$KERNEL_VERSION"; then
+			candidates+=("$m=$KERNEL_VERSION")
+			break
+		fi
+	done
+	[ ${#candidates[@]} -gt 0 ] ||
+		say "WARNING: $CONFIG_NAME: KERNEL_VERSION $KERNEL_VERSION (the config's pin) is not in $suite's index any more: using the newest match"
+fi
+candidates+=("${matches[@]}")
+dir=
+for pkg in "${candidates[@]}"; do
+	if dir=$(vm_unpack "$src" "$pkg"); then
+		break
+	fi
+	say "WARNING: $CONFIG_NAME: $pkg is in $suite's index but could not be downloaded: trying the next match"
+	dir=
+done
+[ -n "$dir" ] || die "$CONFIG_NAME: none of ${candidates[*]} could be downloaded from $suite"
+say "$CONFIG_NAME: kernel package ${dir##*/} ($suite)"
 
 # The package's own kernel image; exactly one file must match KERNEL_FILE.
 # shellcheck disable=SC2206

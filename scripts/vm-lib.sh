@@ -44,21 +44,57 @@ load_config() {
 	MODULES=${MODULES:-}
 	QEMU_EXTRA=${QEMU_EXTRA:-}
 	DATA_PORT=${DATA_PORT:-}
+	KERNEL_SUITE=${KERNEL_SUITE:-}       # empty: the host's suites (bookworm)
+	KERNEL_VERSION=${KERNEL_VERSION:-}   # the pinned version of KERNEL_PACKAGE
 	CROSS_COMPILE=${CROSS_COMPILE:-}
 }
 
-# apt-get for Debian architecture $1, with its own package lists under
-# VM_CACHE, the host's Debian sources and nothing of the host's dpkg state:
-# the host needs no 'dpkg --add-architecture' and no foreign package is
-# ever installed. Only 'update' and 'download' are used.
+# Where the harness's packages come from: a "package source" is a Debian
+# architecture, read from the host's Debian suites (bookworm), or ARCH@SUITE
+# for another suite of the same archive (sid, trixie), read through a
+# sources list of the harness's own. The bookworm host lists no other suite.
+src_arch() { echo "${1%@*}"; }
+src_suite() { case $1 in *@*) echo "${1#*@}" ;; esac; }
+
+# The package source of an architecture's userland (sysroot and root file
+# system): bookworm, the host's own release, where it has the port;
+# riscv64 became a release architecture only with trixie.
+deb_userland() {
+	case $1 in
+	riscv64) echo riscv64@trixie ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# apt-get for package source $1, with its own package lists under VM_CACHE,
+# and nothing of the host's dpkg state: the host needs no 'dpkg
+# --add-architecture' and no foreign package is ever installed. Only
+# 'update' and 'download' are used.
 vm_apt() {
-	local arch=$1
-	shift
-	local dir=$VM_CACHE/apt/$arch sources
-	sources=$(vm_apt_sources)
+	vm_apt_run apt-get "$@"
+}
+
+# apt-cache on the lists vm_apt reads for package source $1. It must be
+# given the same sources list: it reads only the lists that list names.
+vm_apt_cache() {
+	vm_apt_run apt-cache "$@"
+}
+
+vm_apt_run() { # PROGRAM SOURCE ARGS...
+	local prog=$1 arch suite dir=$VM_CACHE/apt/$2 sources
+	arch=$(src_arch "$2")
+	suite=$(src_suite "$2")
+	shift 2
 	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
 	touch "$dir/status"
-	apt-get -q \
+	if [ -n "$suite" ]; then
+		sources=$dir/sources.list
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $VM_DEBIAN_MIRROR $suite main" \
+			>"$sources"
+	else
+		sources=$(vm_apt_sources)
+	fi
+	"$prog" -q \
 		-o Dir::State::Lists="$dir/lists" \
 		-o Dir::State::status="$dir/status" \
 		-o Dir::Cache="$dir/cache" \
@@ -69,6 +105,7 @@ vm_apt() {
 		-o Debug::NoLocking=1 \
 		"$@"
 }
+VM_DEBIAN_MIRROR=${VM_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 # The host's Debian archive sources, and only those (no third-party
 # repositories): Debian 12's deb822 file, or the classic sources.list.
@@ -83,43 +120,50 @@ vm_apt_sources() {
 	die "no Debian apt sources (/etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list)"
 }
 
-# Refresh the package lists for $1 once a day. A failing index (a mirror in
-# the middle of a sync) is a warning as long as the lists can be used.
+# Refresh the package lists of package source $1 once a day. A failing
+# index (a mirror in the middle of a sync) is a warning as long as the lists
+# can be used.
 vm_apt_update() {
-	local arch=$1 stamp=$VM_CACHE/apt/$1/updated
+	local src=$1 stamp=$VM_CACHE/apt/$1/updated
 	if [ -f "$stamp" ] && [ -n "$(find "$stamp" -mmin -1440)" ]; then
 		return 0
 	fi
-	say "updating the $arch package lists (private to the harness)"
-	mkdir -p "$VM_CACHE/apt/$arch"
-	if ! vm_apt "$arch" update >"$VM_CACHE/apt/$arch/update.log" 2>&1; then
-		grep -E '^(E|W):' "$VM_CACHE/apt/$arch/update.log" | sed 's/^/    /' >&2 || true
-		say "warning: apt-get update for $arch reported errors (above); going on with the lists it got"
+	say "updating the $src package lists (private to the harness)"
+	mkdir -p "$VM_CACHE/apt/$src"
+	if ! vm_apt "$src" update >"$VM_CACHE/apt/$src/update.log" 2>&1; then
+		grep -E '^(E|W):' "$VM_CACHE/apt/$src/update.log" | sed 's/^/    /' >&2 || true
+		say "warning: apt-get update for $src reported errors (above); going on with the lists it got"
 	fi
 	touch "$stamp"
 }
 
 # Newest version of the packages named by the extended regular expression $2
-# for arch $1 (the whole name must match); prints the package name.
+# in package source $1 (the whole name must match); prints the package name.
 vm_newest_package() {
-	local arch=$1 re=$2
-	apt-cache -o Dir::State::Lists="$VM_CACHE/apt/$arch/lists" \
-		-o Dir::State::status="$VM_CACHE/apt/$arch/status" \
-		-o Dir::Cache="$VM_CACHE/apt/$arch/cache" \
-		-o APT::Architecture="$arch" -o APT::Architectures::="$arch" \
-		pkgnames | { grep -E "^($re)\$" || true; } | sort -V | tail -1
+	vm_apt_cache "$1" pkgnames | { grep -E "^($2)\$" || true; } | sort -V | tail -1
 }
 
-# Download package $2 (name or name=version) for arch $1 into the cache and
-# unpack it (dpkg -x) once; prints the directory it was unpacked into.
+# Whether package source $1 serves version $3 of package $2.
+vm_has_version() {
+	vm_apt_cache "$1" madison "$2" 2>/dev/null | awk -v v="$3" '$3 == v { f = 1 } END { exit !f }'
+}
+
+# Download package $2 (name or name=version) from package source $1 into the
+# cache and unpack it (dpkg -x) once; prints the directory it was unpacked
+# into.
 vm_unpack() {
-	local arch=$1 pkg=$2 debs=$VM_CACHE/debs/$1 deb dir
+	local arch debs deb dir name=${2%%=*} pattern
+	arch=$(src_arch "$1")
+	debs=$VM_CACHE/debs/$arch
+	pattern="${name}_*.deb"
+	case $2 in *=*) pattern="${name}_${2#*=}_*.deb" ;; esac
+	pattern=${pattern//:/%3a} # how apt-get download writes an epoch
 	mkdir -p "$debs"
-	deb=$(find "$debs" -maxdepth 1 -name "${pkg%%=*}_*.deb" | sort -V | tail -1)
+	deb=$(find "$debs" -maxdepth 1 -name "$pattern" | sort -V | tail -1)
 	if [ -z "$deb" ]; then
-		(cd "$debs" && vm_apt "$arch" download "$pkg" >download.log 2>&1) ||
-			die "package $pkg for $arch is not served by the archive (apt-get download failed: $(tail -1 "$debs/download.log"))"
-		deb=$(find "$debs" -maxdepth 1 -name "${pkg%%=*}_*.deb" | sort -V | tail -1)
+		(cd "$debs" && vm_apt "$1" download "$2" >download.log 2>&1) ||
+			die "package $2 for $1 is not served by the archive (apt-get download failed: $(tail -1 "$debs/download.log"))"
+		deb=$(find "$debs" -maxdepth 1 -name "$pattern" | sort -V | tail -1)
 	fi
 	dir=$VM_CACHE/unpacked/$arch/$(basename "$deb" .deb)
 	if [ ! -f "$dir/.done" ]; then

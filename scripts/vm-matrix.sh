@@ -43,11 +43,14 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-# The order of the default matrix: the most telling rows first.
+# The default matrix: the newest kernel Debian's archive serves (sid's
+# 7.2.13, rows NAME-7.2), the 6.12 of bookworm and trixie, and i386's 6.1
+# (bookworm has no newer one). The other configs in vm/configs (nokaslr
+# x86_64 and arm64 -cpu max, arm64 a72 KASLR on 6.12) are there to be run
+# by name. The most telling rows first.
 default_rows=(
-	x86_64-nokaslr arm64-max-nokaslr arm64-a72-nokaslr ppc64le-power9
-	x86_64-kaslr arm64-max-kaslr arm64-a72-kaslr
-	arm64-16k i386-686pae
+	arm64-a72-nokaslr-7.2 x86_64-kaslr-7.2 arm64-max-kaslr-7.2 ppc64le-power9-7.2
+	arm64-16k-7.2 x86_64-kaslr arm64-max-kaslr ppc64le-power9 i386-686pae
 )
 if [ $# -gt 0 ]; then rows=("$@"); else rows=("${default_rows[@]}"); fi
 guest_script=$VM_GUEST/kcore-check.sh
@@ -162,7 +165,7 @@ md=$outdir/vm-matrix.md
 	for row in "${rows[@]}"; do
 		load_results "$row"
 		if [ "$(val STATUS)" != "done" ]; then
-			echo "| $row | $(val KERNEL) | | — | **$(val STATUS)**: $(val ERROR) | | | | | | | | | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
+			echo "| $row | $(val KERNEL) ($(val KERNEL_SUITE)) | | — | **$(val STATUS)**: $(val ERROR) | | | | | | | | | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
 			continue
 		fi
 		for p in baseline series; do
@@ -182,7 +185,7 @@ md=$outdir/vm-matrix.md
 			—) ;;
 			*) host="**$host** ($(val HOST_ANNOTATED_SYMBOL))" ;;
 			esac
-			echo "| $row | $(val KERNEL) | $(val KERNEL_STEXT) | $p $(val $p.VERSION) | $ocr | $suite |" \
+			echo "| $row | $(val KERNEL) ($(val KERNEL_SUITE)) | $(val KERNEL_STEXT) | $p $(val $p.VERSION) | $ocr | $suite |" \
 				"$(val $p.KERNEL_SAMPLES) of $(val $p.SAMPLES) | $(val $p.UNRESOLVED) | $(val DIFFERING) | $(val $p.KALLSYMS_LOST) |" \
 				"$ann | $kc | $host | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
 		done

@@ -231,6 +231,7 @@ guest_rc=$(sed -n 's/^===== VM-RESULTS-END rc=\([0-9]*\) =====$/\1/p' "$console"
 {
 	echo "CONFIG=$CONFIG_NAME"
 	echo "KERNEL_PACKAGE=$kpkg"
+	echo "KERNEL_SUITE=${KERNEL_SUITE:-bookworm}"
 	echo "BOOT_SECONDS=${booted:-none}"
 	echo "RUN_SECONDS=$run_seconds"
 	echo "QEMU_RC=$qemu_rc"
