@@ -36,8 +36,9 @@ mapfile -t patches < <(series_patches)
 # the start, beside the builds that keep the CPUs busy: the 6.12 base's
 # download (step 8), then what the real-kernel matrix fetches (sysroots,
 # kernels, root file systems) and the QEMU harness's own tests, which spend
-# most of their two minutes waiting for timeouts (step 9). Each step waits
-# for its job before it starts.
+# most of their two minutes waiting for timeouts, and the guests' perfs,
+# built at the lowest priority (step 9). Each step waits for its job
+# before it starts.
 stable_fetch_pid= vm_early_pid=
 if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
 	BASE=6.12 "$TOP/scripts/fetch-base.sh" >"$logs/stable-fetch.log" 2>&1 &
@@ -45,12 +46,19 @@ if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
 fi
 if [ "${VM:-1}" != 0 ]; then
 	{
-		"$TOP/scripts/vm-matrix.sh" -f -o "$results/vm" >"$logs/vm-fetch.log" 2>&1 || true
+		nice -n 19 "$TOP/scripts/vm-matrix.sh" -f -o "$results/vm" >"$logs/vm-fetch.log" 2>&1 || true
 		"$TOP/tests/vm-harness.sh" "$results/vm-harness" 2>"$logs/vm-harness.log" \
 			>"$logs/vm-harness.txt" || true
+		# The guests' cross-built perfs, at the lowest priority: they
+		# take the CPU time the steps below leave idle (the suites run
+		# one test at a time), and the matrix finds them built.
+		nice -n 19 "$TOP/scripts/vm-matrix.sh" -b -o "$results/vm" >>"$logs/vm-fetch.log" 2>&1 || true
 	} &
 	vm_early_pid=$!
 fi
+
+# The matrix rows that also run the 6.12 backport's pair of perfs.
+STABLE_VM_ROWS=(x86_64-kaslr arm64-max-kaslr)
 
 # Extra builds of the series, and their make arguments.
 VARIANTS=(debug sanitize)
@@ -197,6 +205,16 @@ if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
 	[ -z "$stable_fetch_pid" ] || wait "$stable_fetch_pid" || true
 	say "the 6.12 backport: base, builds and suites (about 5 minutes)"
 	"$TOP/scripts/check-stable.sh" >"$logs/stable.txt" 2>"$logs/stable.log" || true
+	# Its pair of perfs for the matrix's 6.12 rows (step 9), in the
+	# background at the lowest priority.
+	stable_pair_pid=
+	if [ "${VM:-1}" != 0 ]; then
+		{
+			BASE=6.12 nice -n 19 "$TOP/scripts/build-pair.sh" &&
+				BASE=6.12 nice -n 19 "$TOP/scripts/vm-build-perf.sh" arm64
+		} >"$logs/stable-pair.log" 2>&1 &
+		stable_pair_pid=$!
+	fi
 	while IFS='|' read -r status name detail; do
 		report "$status" "$name" "$detail"
 	done <"$logs/stable.txt"
@@ -230,6 +248,27 @@ else
 		done <"$results/vm/checks.txt"
 	else
 		report FAIL "vm: real-kernel matrix" "no verdicts: see build/results/logs/vm-matrix.log"
+	fi
+
+	# The 6.12 backport's pair (its baseline and series perfs) on two of
+	# the matrix's 6.12 rows: the stable series meets real kernels too.
+	if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
+		say "the 6.12 backport's perfs on ${STABLE_VM_ROWS[*]} (log: build/results/logs/vm-matrix-stable.log)"
+		[ -n "$stable_pair_pid" ] || die "internal: no 6.12 pair was built"
+		stable_vm=$TOP/build/stable-6.12/results/vm
+		rm -f "$stable_vm/checks.txt"
+		if wait "$stable_pair_pid"; then
+			BASE=6.12 "$TOP/scripts/vm-matrix.sh" -o "$stable_vm" "${STABLE_VM_ROWS[@]}" 2>&1 |
+				tee "$logs/vm-matrix-stable.log" | grep --line-buffered -E '^(==>|\[)' >&2 || true
+		fi
+		if [ -s "$stable_vm/checks.txt" ]; then
+			while IFS='|' read -r status name detail; do
+				report "$status" "stable-6.12: $name" "$detail"
+			done <"$stable_vm/checks.txt"
+		else
+			report FAIL "stable-6.12: vm: real-kernel matrix" \
+				"no verdicts: see build/results/logs/stable-pair.log and vm-matrix-stable.log"
+		fi
 	fi
 fi
 

@@ -9,12 +9,15 @@
 # the default run also copies the table and the JSON to
 # build/results/vm-matrix.{md,json}.
 #
-#   scripts/vm-matrix.sh [-o OUTDIR] [-r | -f] [ROW...]     (default: every row)
+#   scripts/vm-matrix.sh [-o OUTDIR] [-r | -f | -b] [ROW...]     (default: every row)
 #
 # -r only writes the report again from the results already in OUTDIR.
 # -f only fetches and makes what the rows need from the network (sysroots,
 # kernels, root file systems) and builds nothing: make check runs it early,
 # in the background, while its own builds keep the CPUs busy.
+# -b does what -f does, then builds the rows' perfs (step 1 below) and
+# stops: make check runs it in the background at the lowest priority, so
+# the cross builds use the CPU time its own steps leave idle.
 #
 # A row that cannot run (perf build failed, missing package, kernel that
 # does not boot, hang) is reported with its reason and the matrix goes on;
@@ -33,13 +36,14 @@ report_only=no fetch_only=no
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o)
-		[ $# -ge 2 ] || die "usage: $0 [-o OUTDIR] [-r | -f] [ROW...]"
+		[ $# -ge 2 ] || die "usage: $0 [-o OUTDIR] [-r | -f | -b] [ROW...]"
 		outdir=$2
 		shift 2
 		;;
 	-r) report_only=yes; shift ;;
 	-f) fetch_only=yes; shift ;;
-	-*) die "usage: $0 [-o OUTDIR] [-r | -f] [ROW...]" ;;
+	-b) fetch_only=build; shift ;;
+	-*) die "usage: $0 [-o OUTDIR] [-r | -f | -b] [ROW...]" ;;
 	*) break ;;
 	esac
 done
@@ -63,7 +67,7 @@ if [ $report_only = no ]; then
 	# Debian architecture of a row (without dying on a bad row).
 	row_arch() { (load_config "$1" >/dev/null && echo "$DEB_ARCH") 2>/dev/null || echo unknown; }
 
-	if [ $fetch_only = yes ]; then
+	if [ $fetch_only != no ]; then
 		for arch in $(for r in "${rows[@]}"; do row_arch "$r"; done | sort -u); do
 			case $arch in unknown | amd64) continue ;; esac
 			"$VM_TOP/scripts/vm-build-perf.sh" "$arch" sysroot || true
@@ -74,6 +78,13 @@ if [ $report_only = no ]; then
 			"$VM_TOP/scripts/vm-build-rootfs.sh" "$(row_arch "$row")" >/dev/null || true
 		done
 		say "fetched what the rows need in $(ms_to_s $(($(now_ms) - start))) s"
+		if [ $fetch_only = build ]; then
+			for arch in $(for r in "${rows[@]}"; do row_arch "$r"; done | sort -u); do
+				[ "$arch" != unknown ] || continue
+				"$VM_TOP/scripts/vm-build-perf.sh" "$arch" || true
+			done
+			say "built the rows' perfs in $(ms_to_s $(($(now_ms) - start))) s"
+		fi
 		exit 0
 	fi
 
@@ -252,6 +263,8 @@ expectation() { # ROW PERF CHECK: prints "fail|may-fail|skip REASON", or nothing
 	local row=$1 perf=$2 check=$3 r p c e why
 	[ -f "$expect_file" ] || return 0
 	while read -r r p c e why; do
+		# A ROW of the form BASE/GLOB holds for that base's perfs only.
+		case $r in */*) [ "${r%%/*}" = "$BASE" ] || continue; r=${r#*/} ;; esac
 		# shellcheck disable=SC2053
 		[[ $row == $r && $perf == $p && ${check// /-} == $c ]] || continue
 		echo "$e $why"
