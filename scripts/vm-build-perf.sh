@@ -43,6 +43,8 @@ arm64) karch=arm64 elf='ELF 64-bit LSB.*aarch64' ;;
 ppc64el) karch=powerpc elf='ELF 64-bit LSB.*PowerPC' ;;
 # x86 with a 32-bit compiler: perf's Makefile.arch then sets IS_64_BIT=0.
 i386) karch=x86 elf='ELF 32-bit LSB.*Intel 80386' ;;
+# big-endian 64-bit
+s390x) karch=s390 elf='ELF 64-bit MSB.*S/390' ;;
 *) die "no cross build for $arch" ;;
 esac
 cross=$triplet-

@@ -13,6 +13,7 @@ VM_PACKAGES=(
 	qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-data
 	gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu gcc-i686-linux-gnu
 	binutils-aarch64-linux-gnu binutils-powerpc64le-linux-gnu binutils-i686-linux-gnu
+	qemu-system-misc gcc-s390x-linux-gnu binutils-s390x-linux-gnu # s390x: qemu-system-s390x
 	cpio gzip xz-utils binutils file pkg-config coreutils
 )
 

@@ -183,6 +183,7 @@ deb_triplet() {
 	arm64) echo aarch64-linux-gnu ;;
 	ppc64el) echo powerpc64le-linux-gnu ;;
 	i386) echo i686-linux-gnu ;;
+	s390x) echo s390x-linux-gnu ;;
 	*) die "unknown Debian architecture $1" ;;
 	esac
 }
