@@ -5,7 +5,7 @@
 # the host's bookworm), at KERNEL_VERSION when the config pins one; a pin the
 # archive no longer serves (sid moves on) falls back to the newest match,
 # loudly. The kernel image is DIR/KERNEL_FILE, its modules
-# DIR/lib/modules/VERSION.
+# DIR/lib/modules/VERSION (DIR/usr/lib/modules/VERSION from trixie on).
 # Usage: scripts/vm-fetch-kernel.sh CONFIG
 set -euo pipefail
 . "$(dirname "$0")/vm-lib.sh"

@@ -111,7 +111,8 @@ cp "$guest_script" "$image/guest.sh"
 chmod 755 "$image/init" "$image/guest.sh"
 mkdir -p "$image/modules"
 for m in $MODULES; do
-	ko=$(find "$kdir/lib/modules" -name "$m.ko*" -print -quit)
+	# lib/modules, or usr/lib/modules in the usr-merged packages of trixie and sid
+	ko=$(find "$kdir" -path '*/lib/modules/*' -name "$m.ko*" -print -quit)
 	[ -n "$ko" ] || fail setup-error 2 "module $m is not in $kpkg"
 	case $ko in
 	*.xz) xz -dc "$ko" >"$image/modules/$m.ko" ;;
