@@ -55,6 +55,7 @@ done
 default_rows=(
 	arm64-a72-nokaslr-7.2 x86_64-kaslr-7.2 arm64-max-kaslr-7.2 ppc64le-power9-7.2
 	arm64-16k-7.2 x86_64-kaslr arm64-max-kaslr ppc64le-power9 i386-686pae
+	s390x-7.2 s390x
 )
 if [ $# -gt 0 ]; then rows=("$@"); else rows=("${default_rows[@]}"); fi
 guest_script=$VM_GUEST/kcore-check.sh
