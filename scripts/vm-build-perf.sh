@@ -78,11 +78,10 @@ tree_rev() { # PERF: the revision it is built from
 
 # --- sysroot: the guest architecture's libraries and headers ---
 sysroot=$VM_BUILD/sysroot/$arch
-sysroot_packages=(
-	libc6 libc6-dev linux-libc-dev libcrypt1 libcrypt-dev libgcc-s1
-	libelf1 libelf-dev libdw1 libdw-dev zlib1g zlib1g-dev
-	libtraceevent1 libtraceevent-dev liblzma5 libbz2-1.0 libzstd1
-)
+mapfile -t sysroot_packages < <(deb_userland_packages "$arch" \
+	libc6 libc6-dev linux-libc-dev libcrypt1 libcrypt-dev libgcc-s1 \
+	libelf1 libelf-dev libdw1 libdw-dev zlib1g zlib1g-dev \
+	libtraceevent1 libtraceevent-dev liblzma5 libbz2-1.0 libzstd1)
 vm_apt_update "$(deb_userland "$arch")"
 dirs=()
 for p in "${sysroot_packages[@]}"; do
@@ -98,6 +97,9 @@ if [ "$(cat "$sysroot/.key" 2>/dev/null)" != "$sysroot_key" ]; then
 	done
 	echo "$sysroot_key" >"$sysroot/.key"
 fi
+# libc.so names /lib/riscv64-linux-gnu/libc.so.6, which trixie's libc6 ships
+# in /usr/lib.
+usrmerge_links "$sysroot"
 # Absolute symlinks (ppc64el's /lib64/ld64.so.2) would point into the host:
 # make them relative, inside the sysroot.
 find "$sysroot" -type l -lname '/*' | while read -r link; do
@@ -109,9 +111,22 @@ done
 [ "${which[*]}" != sysroot ] || exit 0
 
 # --- build ---
+sysroot_flags=(--sysroot="$sysroot")
+# A userland of another suite than bookworm (riscv64: trixie, glibc 2.41)
+# has a newer glibc than bookworm's cross compiler, whose search path puts
+# its own glibc 2.36 (/usr/<triplet>/lib: libc.so and crt files when
+# libc6-dev-<triplet>-cross, a Recommends of the compiler, is installed)
+# ahead of the sysroot: trixie's libelf needs __isoc23_strtol@GLIBC_2.38.
+# The sysroot's libraries and crt files come first (-L, -B), and so do the
+# libraries they need (-rpath-link).
+if [ -n "$(src_suite "$(deb_userland "$arch")")" ]; then
+	libdir=$sysroot/usr/lib/$multiarch
+	# shellcheck disable=SC2054 # -Wl,... is one argument
+	sysroot_flags+=(-B"$libdir/" -L"$libdir" -Wl,-rpath-link="$libdir")
+fi
 make_args=(
 	ARCH="$karch" CROSS_COMPILE="$cross"
-	EXTRA_CFLAGS="--sysroot=$sysroot"
+	EXTRA_CFLAGS="${sysroot_flags[*]}"
 	PKG_CONFIG=pkg-config
 	"${PERF_MAKE_FLAGS[@]}"
 )

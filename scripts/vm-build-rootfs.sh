@@ -15,7 +15,7 @@ arch=$1
 triplet=$(deb_triplet "$arch")
 out=$VM_BUILD/rootfs/$arch
 archive=$out/rootfs.cpio.gz
-packages=("${ROOTFS_PACKAGES[@]}" "binutils-${triplet//_/-}")
+mapfile -t packages < <(deb_userland_packages "$arch" "${ROOTFS_PACKAGES[@]}" "binutils-${triplet//_/-}")
 
 vm_apt_update "$(deb_userland "$arch")"
 
@@ -44,6 +44,7 @@ for d in "${dirs[@]}"; do
 	# which the dynamic loader searches both of.
 	(cd "$d" && tar --exclude=./.done -cf - .) | tar -C "$root" -xf -
 done
+usrmerge_links "$root"
 
 # Trim: no docs, no binutils programs but the ones the guest uses.
 for e in "${ROOTFS_EXCLUDE[@]}"; do

@@ -66,6 +66,22 @@ deb_userland() {
 	esac
 }
 
+# The names, in architecture $1's userland (deb_userland), of the bookworm
+# packages $2...: trixie's 64-bit time_t transition renamed libelf1 and
+# libdw1 (libc6, zlib1g, libtraceevent1 and the others kept their names),
+# and its libbinutils (2.44) needs libsframe1, which bookworm's 2.40 has not.
+deb_userland_packages() {
+	local arch=$1 p
+	shift
+	for p in "$@"; do
+		case $(src_suite "$(deb_userland "$arch")"):$p in
+		trixie:libelf1 | trixie:libdw1) echo "${p}t64" ;;
+		trixie:libbinutils) printf '%s\n' libbinutils libsframe1 ;;
+		*) echo "$p" ;;
+		esac
+	done
+}
+
 # apt-get for package source $1, with its own package lists under VM_CACHE,
 # and nothing of the host's dpkg state: the host needs no 'dpkg
 # --add-architecture' and no foreign package is ever installed. Only
@@ -173,6 +189,20 @@ vm_unpack() {
 		touch "$dir/.done"
 	fi
 	echo "$dir"
+}
+
+# Trixie's packages are usr-merged (/usr/lib/ld-linux-riscv64-lp64d.so.1,
+# /usr/bin/busybox) and leave the /lib, /bin, /sbin links to base-files,
+# which a directory of unpacked packages (sysroot, root file system) does
+# not have: make them in directory $1, where /usr has the directory and /
+# has nothing by its name (bookworm's packages are not merged: no change).
+usrmerge_links() {
+	local d
+	for d in bin sbin lib; do
+		if [ -d "$1/usr/$d" ] && [ ! -e "$1/$d" ] && [ ! -L "$1/$d" ]; then
+			ln -s "usr/$d" "$1/$d"
+		fi
+	done
 }
 
 # GNU triplet of Debian architecture $1: the prefix of its cross tools and
