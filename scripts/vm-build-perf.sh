@@ -2,23 +2,23 @@
 # Build the baseline perf (tag 'base') and the series perf (branch 'main')
 # for guest architecture ARCH, into build/vm/perf/ARCH/{baseline,series}/perf.
 #
-# arm64, ppc64el and i386 are cross-built with Debian's gcc-<triplet>
+# arm64, ppc64el, riscv64 and i386 are cross-built with Debian's gcc-<triplet>
 # (gcc-i686-linux-gnu for i386) against a sysroot of that architecture's
-# Debian packages (unpacked, not installed) with base.conf's
-# PERF_MAKE_FLAGS. amd64 is not built here: the guest uses the project's
+# Debian packages (unpacked, not installed; riscv64's are trixie's) with
+# base.conf's PERF_MAKE_FLAGS. amd64 is not built here: the guest uses the project's
 # own build/{baseline,patched}/perf (make perf), which links against the
 # same Debian 12 libraries as the guest rootfs.
 #
 # The sources are a clone of the project's build/src (VM_PERF_SRC), fetched
 # again at each call; a perf whose commit and flags did not change is not
 # rebuilt. Usage: scripts/vm-build-perf.sh ARCH [baseline|series]...
-# (ARCH: arm64, ppc64el, i386, amd64; default both perfs; 'sysroot' instead
+# (ARCH: arm64, ppc64el, riscv64, i386, amd64; default both perfs; 'sysroot' instead
 # makes the sysroot and builds nothing). Both perfs share
 # one worktree and object directory per architecture (see build() below).
 set -euo pipefail
 . "$(dirname "$0")/vm-lib.sh"
 
-[ $# -ge 1 ] || die "usage: $0 ARCH [baseline|series]... (ARCH: arm64, ppc64el, i386 or amd64)"
+[ $# -ge 1 ] || die "usage: $0 ARCH [baseline|series]... (ARCH: arm64, ppc64el, riscv64, i386 or amd64)"
 arch=$1
 shift
 which=("$@")
@@ -40,6 +40,7 @@ fi
 # karch: perf's ARCH; elf: what file(1) says of a perf for the guest.
 case $arch in
 arm64) karch=arm64 elf='ELF 64-bit LSB.*aarch64' ;;
+riscv64) karch=riscv elf='ELF 64-bit LSB.*RISC-V' ;;
 ppc64el) karch=powerpc elf='ELF 64-bit LSB.*PowerPC' ;;
 # x86 with a 32-bit compiler: perf's Makefile.arch then sets IS_64_BIT=0.
 i386) karch=x86 elf='ELF 32-bit LSB.*Intel 80386' ;;
@@ -130,6 +131,10 @@ make_args=(
 	PKG_CONFIG=pkg-config
 	"${PERF_MAKE_FLAGS[@]}"
 )
+# Bookworm's gcc 12 has no inline 1- and 2-byte atomics for RISC-V (gcc 13's
+# -minline-atomics): perf's __atomic_fetch_or_2 and the like are libatomic's
+# (libatomic1 in the rootfs: vm/rootfs.conf).
+[ "$arch" != riscv64 ] || make_args+=(EXTRA_PERFLIBS=-latomic)
 export PKG_CONFIG_SYSROOT_DIR=$sysroot
 export PKG_CONFIG_LIBDIR=$sysroot/usr/lib/$multiarch/pkgconfig:$sysroot/usr/share/pkgconfig
 export PKG_CONFIG_PATH=

@@ -4,18 +4,20 @@
 # newc cpio (gzip). The kernel modules, perfs, /init and the guest script
 # are added at each run (scripts/vm-run.sh) as a second cpio, so this one is
 # built once. Prints the path of the archive.
-# Usage: scripts/vm-build-rootfs.sh ARCH   (amd64, i386, arm64, ppc64el)
+# Usage: scripts/vm-build-rootfs.sh ARCH   (amd64, i386, arm64, ppc64el, riscv64)
 set -euo pipefail
 . "$(dirname "$0")/vm-lib.sh"
 # shellcheck source=../vm/rootfs.conf
 . "$VM_TOP/vm/rootfs.conf"
 
-[ $# -eq 1 ] || die "usage: $0 ARCH (amd64, i386, arm64 or ppc64el)"
+[ $# -eq 1 ] || die "usage: $0 ARCH (amd64, i386, arm64, ppc64el or riscv64)"
 arch=$1
 triplet=$(deb_triplet "$arch")
 out=$VM_BUILD/rootfs/$arch
 archive=$out/rootfs.cpio.gz
-mapfile -t packages < <(deb_userland_packages "$arch" "${ROOTFS_PACKAGES[@]}" "binutils-${triplet//_/-}")
+# shellcheck disable=SC2206 # a list of names
+mapfile -t packages < <(deb_userland_packages "$arch" "${ROOTFS_PACKAGES[@]}" \
+	${ROOTFS_ARCH_PACKAGES[$arch]:-} "binutils-${triplet//_/-}")
 
 vm_apt_update "$(deb_userland "$arch")"
 

@@ -11,6 +11,9 @@ set -euo pipefail
 
 VM_PACKAGES=(
 	qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-data
+	# riscv64: qemu-system-riscv64 is in qemu-system-misc, the OpenSBI of
+	# -bios default in qemu-system-data
+	qemu-system-misc gcc-riscv64-linux-gnu binutils-riscv64-linux-gnu
 	gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu gcc-i686-linux-gnu
 	binutils-aarch64-linux-gnu binutils-powerpc64le-linux-gnu binutils-i686-linux-gnu
 	qemu-system-misc gcc-s390x-linux-gnu binutils-s390x-linux-gnu # s390x: qemu-system-s390x

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # The harness boots Debian kernels in QEMU (TCG only) for x86_64, i386,
-# arm64 and ppc64le and runs both perfs inside against the real /proc/kcore. See
+# arm64, ppc64le and riscv64 and runs both perfs inside against the real /proc/kcore. See
 # vm/README.md.
 
 VM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -211,6 +211,7 @@ deb_triplet() {
 	case $1 in
 	amd64) echo x86_64-linux-gnu ;;
 	arm64) echo aarch64-linux-gnu ;;
+	riscv64) echo riscv64-linux-gnu ;;
 	ppc64el) echo powerpc64le-linux-gnu ;;
 	i386) echo i686-linux-gnu ;;
 	s390x) echo s390x-linux-gnu ;;
