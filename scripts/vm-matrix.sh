@@ -54,6 +54,7 @@ done
 # by name. The most telling rows first.
 default_rows=(
 	arm64-a72-nokaslr-7.2 x86_64-kaslr-7.2 arm64-max-kaslr-7.2 ppc64le-power9-7.2
+	riscv64-7.2 riscv64
 	arm64-16k-7.2 x86_64-kaslr arm64-max-kaslr ppc64le-power9 i386-686pae
 	s390x-7.2 s390x
 )
