@@ -2,7 +2,7 @@
 # Build the baseline perf (tag 'base') and the series perf (branch 'main')
 # for guest architecture ARCH, into build/vm/perf/ARCH/{baseline,series}/perf.
 #
-# arm64, ppc64el, riscv64 and i386 are cross-built with Debian's gcc-<triplet>
+# arm64, ppc64el, riscv64, s390x and i386 are cross-built with Debian's gcc-<triplet>
 # (gcc-i686-linux-gnu for i386) against a sysroot of that architecture's
 # Debian packages (unpacked, not installed; riscv64's are trixie's) with
 # base.conf's PERF_MAKE_FLAGS. amd64 is not built here: the guest uses the project's
@@ -12,13 +12,13 @@
 # The sources are a clone of the project's build/src (VM_PERF_SRC), fetched
 # again at each call; a perf whose commit and flags did not change is not
 # rebuilt. Usage: scripts/vm-build-perf.sh ARCH [baseline|series]...
-# (ARCH: arm64, ppc64el, riscv64, i386, amd64; default both perfs; 'sysroot' instead
+# (ARCH: arm64, ppc64el, riscv64, s390x, i386, amd64; default both perfs; 'sysroot' instead
 # makes the sysroot and builds nothing). Both perfs share
 # one worktree and object directory per architecture (see build() below).
 set -euo pipefail
 . "$(dirname "$0")/vm-lib.sh"
 
-[ $# -ge 1 ] || die "usage: $0 ARCH [baseline|series]... (ARCH: arm64, ppc64el, riscv64, i386 or amd64)"
+[ $# -ge 1 ] || die "usage: $0 ARCH [baseline|series]... (ARCH: arm64, ppc64el, riscv64, s390x, i386 or amd64)"
 arch=$1
 shift
 which=("$@")

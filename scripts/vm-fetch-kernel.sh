@@ -19,7 +19,7 @@ vm_apt_update "$src"
 # Candidates, best first: the pin, then every match, newest first. An index
 # can name a .deb its pool no longer has (trixie's 6.12.117 for ppc64el and
 # s390x answered 404): the next candidate is tried, loudly.
-mapfile -t matches < <(vm_apt_cache "$src" pkgnames | { grep -E "^($KERNEL_PACKAGE)\$" || true; } | sort -rV)
+mapfile -t matches < <(vm_matching_packages "$src" "$KERNEL_PACKAGE")
 [ ${#matches[@]} -gt 0 ] || die "$CONFIG_NAME: no $src package matches KERNEL_PACKAGE='$KERNEL_PACKAGE' in the archive"
 candidates=()
 if [ -n "$KERNEL_VERSION" ]; then

@@ -153,10 +153,10 @@ vm_apt_update() {
 	touch "$stamp"
 }
 
-# Newest version of the packages named by the extended regular expression $2
-# in package source $1 (the whole name must match); prints the package name.
-vm_newest_package() {
-	vm_apt_cache "$1" pkgnames | { grep -E "^($2)\$" || true; } | sort -V | tail -1
+# The packages of package source $1 named by the extended regular
+# expression $2 (the whole name must match), newest version first.
+vm_matching_packages() {
+	vm_apt_cache "$1" pkgnames | { grep -E "^($2)\$" || true; } | sort -rV
 }
 
 # Whether package source $1 serves version $3 of package $2.
