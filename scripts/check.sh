@@ -161,7 +161,10 @@ run_enomem() { # LABEL PERF
 			paste -sd+ -)
 		report PASS "$1: kcore maps, allocation failures" "${detail:-?} loads"
 	else
-		report FAIL "$1: kcore maps, allocation failures" "see ${log#"$TOP"/}"
+		# The first reason, so that a run's output alone says why.
+		detail=$(grep -m1 -E '^(no result|FAIL|ERROR|SUMMARY)' "$log" | cut -c1-200) || true
+		report FAIL "$1: kcore maps, allocation failures" \
+			"see ${log#"$TOP"/}${detail:+: $detail}"
 	fi
 }
 run_suites patched "$BUILD/patched/perf" "$SRC"

@@ -11,7 +11,11 @@ perf=$(cd "$(dirname "${1:?usage: $0 PERF [OUTDIR]}")" && pwd)/$(basename "$1")
 out=${2:-$(dirname "$perf")/failalloc}
 "$here/build.sh" "$out" >/dev/null || exit 1
 env=(LD_PRELOAD="$out/failalloc.so")
-if nm -D "$perf" 2>/dev/null | grep -q __asan_init || ldd "$perf" | grep -q libasan; then
+# Read whole before grep: 'nm | grep -q' under pipefail fails when grep
+# exits at its match and nm dies of SIGPIPE, which happens under load.
+syms=$(nm -D "$perf" 2>/dev/null) || true
+libs=$(ldd "$perf" 2>/dev/null) || true
+if grep -q __asan_init <<<"$syms" || grep -q libasan <<<"$libs"; then
 	env+=(ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 FAILALLOC_IGNORE_MALLOC=8)
 fi
 rc=0
