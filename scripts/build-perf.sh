@@ -67,7 +67,15 @@ if [ -n "$rev" ]; then
 else
 	say "building $name/perf (about 1-2 min with -j$(nproc); log: $name/build.log)"
 fi
-if ! make -C "$src/tools/perf" -j"$(nproc)" O="$obj" "${PERF_MAKE_FLAGS[@]}" "$@" \
+# A --rev build in the shared object directory (one per flags), once it
+# holds a perf, takes the feature tests' results from there, as perf's
+# tests/make does with FEATURES_DUMP: 3 s instead of 8 s for a build with
+# nothing to do, and the series does not touch tools/build.
+features=()
+if [ -n "$rev" ] && [ -x "$obj/perf" ] && [ -s "$obj/FEATURE-DUMP" ]; then
+	features=(FEATURES_DUMP="$obj/FEATURE-DUMP")
+fi
+if ! make -C "$src/tools/perf" -j"$(nproc)" O="$obj" "${PERF_MAKE_FLAGS[@]}" "$@" "${features[@]}" \
 	>"$out/build.log" 2>&1; then
 	grep -E 'error|Error' "$out/build.log" | head -20 >&2 || true
 	die "perf build failed in $name: see $out/build.log"

@@ -146,7 +146,7 @@ export PKG_CONFIG_PATH=
 tree=$VM_BUILD/trees/$arch
 obj=$VM_BUILD/obj/$arch
 build() { # PERF (baseline or series)
-	local w=$1 out=$VM_BUILD/perf/$arch/$1 rev key start f tests
+	local w=$1 out=$VM_BUILD/perf/$arch/$1 rev key start f tests features
 	mkdir -p "$out" "$obj"
 	rev=$(git -C "$clone" rev-parse --verify "$(tree_rev "$w")^{commit}") ||
 		die "no commit $(tree_rev "$w") in $src_repo"
@@ -163,7 +163,12 @@ build() { # PERF (baseline or series)
 	say "building $arch $w perf from $(git -C "$tree" describe --always --tags) (a few minutes at -j2 the first time; log: $out/build.log)"
 	start=$SECONDS
 	rm -f "$out/.build-key" "$out/perf"
-	if ! make -C "$tree/tools/perf" -j2 O="$obj" "${make_args[@]}" >"$out/build.log" 2>&1; then
+	# The second perf reuses the first one's feature tests (FEATURES_DUMP,
+	# as scripts/build-perf.sh does).
+	features=()
+	[ ! -x "$obj/perf" ] || [ ! -s "$obj/FEATURE-DUMP" ] ||
+		features=(FEATURES_DUMP="$obj/FEATURE-DUMP")
+	if ! make -C "$tree/tools/perf" -j2 O="$obj" "${make_args[@]}" "${features[@]}" >"$out/build.log" 2>&1; then
 		grep -E 'error|Error' "$out/build.log" | head -20 >&2 || true
 		die "perf build failed for $arch: see $out/build.log"
 	fi
