@@ -30,6 +30,14 @@ report() { # STATUS NAME [DETAIL]
 	esac
 }
 
+# How long each step took: printed at the end, since a run's output is all
+# that CI keeps.
+steps=() step_start=$SECONDS
+step_done() { # NAME
+	steps+=("$1 $((SECONDS - step_start)) s")
+	step_start=$SECONDS
+}
+
 mapfile -t patches < <(series_patches)
 
 # Work that waits on the network or on timeouts runs in the background from
@@ -88,6 +96,8 @@ for i in "${!patches[@]}"; do
 done
 [ $apply_ok = 1 ] && report PASS "series applies to the base" "$n patches"
 
+step_done apply
+
 # 2. build/src is what patches/ says (nothing unexported is being tested).
 if [ "$(tree_patch_ids "$SRC")" = "$(series_patch_ids)" ]; then
 	report PASS "$SRC_NAME matches $PATCHES_NAME"
@@ -115,6 +125,8 @@ for p in "${patches[@]}"; do
 	fi
 done
 
+step_done checkpatch
+
 # 4. Every prefix of the series builds (the full series is build/patched).
 # Built from the longest prefix down, in the worktree and object directory
 # make perf left at the series (build-perf.sh --rev): each build then
@@ -140,6 +152,8 @@ if [ -x "$BUILD/patched/perf" ]; then
 else
 	report FAIL "builds with patches 1-$n of $n" "no build/patched/perf"
 fi
+
+step_done bisect
 
 # 5. perf's own suites, with the patched perf, started from the source tree's
 # tools/perf directory (the shell tests are found from there) and with that
@@ -169,6 +183,7 @@ run_enomem() { # LABEL PERF
 }
 run_suites patched "$BUILD/patched/perf" "$SRC"
 run_enomem patched "$BUILD/patched/perf"
+step_done suites
 
 # 6. The same suites in builds that check more: maps invariants asserted
 # (DEBUG=1), and reference counts, memory errors, leaks and undefined
@@ -185,6 +200,7 @@ for variant in "${VARIANTS[@]}"; do
 	else
 		report FAIL "$variant: build" "see build/results/logs/build-$variant.log"
 	fi
+	step_done "$variant"
 done
 
 # 7. What the base gets wrong: the base with only the series' test patches,
@@ -203,6 +219,8 @@ if [ ${#test_commits[@]} -gt 0 ]; then
 	fi
 fi
 
+step_done base+tests
+
 # 8. The 6.12 backport (scripts/check-stable.sh): same subjects as the
 # upstream series, applies, checkpatch, plain and ASan builds, the suites.
 # Checked with the upstream series only (BASE=7.3); STABLE=0 leaves it out.
@@ -211,12 +229,17 @@ if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
 	say "the 6.12 backport: base, builds and suites (about 5 minutes)"
 	"$TOP/scripts/check-stable.sh" >"$logs/stable.txt" 2>"$logs/stable.log" || true
 	# Its pair of perfs for the matrix's 6.12 rows (step 9), in the
-	# background at the lowest priority.
+	# background at the lowest priority. Its exit status goes to a file:
+	# step 9's background job waits for it there (a job can only 'wait'
+	# for its own children).
 	stable_pair_pid=
+	rm -f "$logs/stable-pair.rc"
 	if [ "${VM:-1}" != 0 ]; then
 		{
-			BASE=6.12 nice -n 19 "$TOP/scripts/build-pair.sh" &&
-				BASE=6.12 nice -n 19 "$TOP/scripts/vm-build-perf.sh" arm64
+			rc=0
+			{ BASE=6.12 nice -n 19 "$TOP/scripts/build-pair.sh" &&
+				BASE=6.12 nice -n 19 "$TOP/scripts/vm-build-perf.sh" arm64; } || rc=$?
+			echo "$rc" >"$logs/stable-pair.rc"
 		} >"$logs/stable-pair.log" 2>&1 &
 		stable_pair_pid=$!
 	fi
@@ -225,6 +248,7 @@ if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
 	done <"$logs/stable.txt"
 	grep -q . "$logs/stable.txt" ||
 		report FAIL "stable-6.12" "no results: see ${logs#"$TOP"/}/stable.log"
+	step_done stable
 fi
 
 # 9. Real kernels: the QEMU matrix (scripts/vm-matrix.sh, vm/README.md), both
@@ -238,11 +262,33 @@ else
 		say "waiting for the matrix's downloads and the QEMU harness's own tests (log: build/results/logs/vm-fetch.log)"
 	fi
 	wait "$vm_early_pid" || true
+	step_done "waiting for the matrix's downloads and builds"
 	while IFS='|' read -r status name detail; do
 		report "$status" "$name" "$detail"
 	done <"$logs/vm-harness.txt"
 	grep -q . "$logs/vm-harness.txt" ||
 		report FAIL "vm harness" "no results: see build/results/logs/vm-harness.log"
+
+	# The 6.12 backport's pair (its baseline and series perfs) on two of
+	# the matrix's 6.12 rows: the stable series meets real kernels too.
+	# One guest at a time, beside the matrix's own: its rows then fill
+	# the CPU the matrix leaves idle while its last rows finish.
+	stable_vm_pid=
+	if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
+		[ -n "$stable_pair_pid" ] || die "internal: no 6.12 pair was built"
+		stable_vm=$TOP/build/stable-6.12/results/vm
+		rm -f "$stable_vm/checks.txt"
+		say "the 6.12 backport's perfs on ${STABLE_VM_ROWS[*]}, beside the matrix (log: build/results/logs/vm-matrix-stable.log)"
+		{
+			while [ ! -e "$logs/stable-pair.rc" ]; do sleep 2; done
+			if [ "$(cat "$logs/stable-pair.rc")" = 0 ]; then
+				BASE=6.12 VM_JOBS=1 "$TOP/scripts/vm-matrix.sh" -o "$stable_vm" \
+					"${STABLE_VM_ROWS[@]}"
+			fi
+		} >"$logs/vm-matrix-stable.log" 2>&1 &
+		stable_vm_pid=$!
+	fi
+
 	say "real-kernel matrix: QEMU guests (about 20 minutes; log: build/results/logs/vm-matrix.log)"
 	rm -f "$results/vm/checks.txt"
 	"$TOP/scripts/vm-matrix.sh" -o "$results/vm" 2>&1 | tee "$logs/vm-matrix.log" |
@@ -254,18 +300,15 @@ else
 	else
 		report FAIL "vm: real-kernel matrix" "no verdicts: see build/results/logs/vm-matrix.log"
 	fi
+	step_done matrix
 
-	# The 6.12 backport's pair (its baseline and series perfs) on two of
-	# the matrix's 6.12 rows: the stable series meets real kernels too.
-	if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
-		say "the 6.12 backport's perfs on ${STABLE_VM_ROWS[*]} (log: build/results/logs/vm-matrix-stable.log)"
-		[ -n "$stable_pair_pid" ] || die "internal: no 6.12 pair was built"
-		stable_vm=$TOP/build/stable-6.12/results/vm
-		rm -f "$stable_vm/checks.txt"
-		if wait "$stable_pair_pid"; then
-			BASE=6.12 "$TOP/scripts/vm-matrix.sh" -o "$stable_vm" "${STABLE_VM_ROWS[@]}" 2>&1 |
-				tee "$logs/vm-matrix-stable.log" | grep --line-buffered -E '^(==>|\[)' >&2 || true
+	if [ -n "$stable_vm_pid" ]; then
+		if kill -0 "$stable_vm_pid" 2>/dev/null; then
+			say "waiting for the 6.12 backport's rows (log: build/results/logs/vm-matrix-stable.log)"
 		fi
+		wait "$stable_vm_pid" || true
+		wait "$stable_pair_pid" || true
+		step_done "6.12 rows after the matrix"
 		if [ -s "$stable_vm/checks.txt" ]; then
 			while IFS='|' read -r status name detail; do
 				report "$status" "stable-6.12: $name" "$detail"
@@ -277,6 +320,7 @@ else
 	fi
 fi
 
+echo "steps: $(printf '%s, ' "${steps[@]}" | sed 's/, $//')" | tee -a "$out"
 echo "make check took $((SECONDS - check_start)) s" | tee -a "$out"
 echo "$passed passed, $failed failed, $skipped skipped" | tee -a "$out"
 [ "$failed" = 0 ]
