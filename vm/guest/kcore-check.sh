@@ -96,6 +96,9 @@ unresolved_percent() {
 result KERNEL "$(uname -r)"
 result MACHINE "$(uname -m)"
 result KERNEL_STEXT "$(awk '$3 == "_stext" { print $1; exit }' /proc/kallsyms)"
+# The image's boundaries, for the synthetic layouts of perf test "kcore maps".
+result KERNEL_BOUNDS "$(awk '$3 ~ /^(_text|_stext|_etext|_edata|_end)$/ {
+	printf "%s%s=%s", sep, $3, $1; sep = "," }' /proc/kallsyms)"
 # ELF32 on a 32-bit kernel.
 KCORE_CLASS=$(readelf -hW /proc/kcore | sed -n 's/^ *Class: *//p')
 result KCORE_CLASS "${KCORE_CLASS:-none}"
