@@ -33,6 +33,10 @@ report() { # STATUS NAME [DETAIL]
 # How long each step took: printed at the end, since a run's output is all
 # that CI keeps.
 steps=() step_start=$SECONDS
+# CPU time since boot, busy and all, in jiffies (/proc/stat's first line):
+# how busy the machine was during the run says whether it was short of CPU.
+cpu_jiffies() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+read -r busy_start all_start < <(cpu_jiffies)
 step_done() { # NAME
 	steps+=("$1 $((SECONDS - step_start)) s")
 	step_start=$SECONDS
@@ -54,15 +58,25 @@ if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
 fi
 if [ "${VM:-1}" != 0 ]; then
 	{
-		# Not niced: the harness's tests and the cross builds wait for
-		# it (at nice 19 beside the builds it took 1,481 s, not 342 s).
-		"$TOP/scripts/vm-matrix.sh" -f -o "$results/vm" >"$logs/vm-fetch.log" 2>&1 || true
-		"$TOP/tests/vm-harness.sh" "$results/vm-harness" 2>"$logs/vm-harness.log" \
-			>"$logs/vm-harness.txt" || true
-		# The guests' cross-built perfs, at the lowest priority: they
-		# take the CPU time the steps below leave idle (the suites run
-		# one test at a time), and the matrix finds them built.
-		nice -n 19 "$TOP/scripts/vm-matrix.sh" -b -o "$results/vm" >>"$logs/vm-fetch.log" 2>&1 || true
+		# The sysroots first: the cross builds need them, and after
+		# them the downloads and the builds below share no file they
+		# write.
+		"$TOP/scripts/vm-matrix.sh" -s -o "$results/vm" >"$logs/vm-fetch.log" 2>&1 || true
+		# Kernels and root file systems, then the harness's own tests.
+		# Not niced: the matrix waits for them (at nice 19 beside the
+		# builds the downloads took 1,481 s, not 342 s).
+		{
+			"$TOP/scripts/vm-matrix.sh" -f -o "$results/vm" >>"$logs/vm-fetch.log" 2>&1 || true
+			"$TOP/tests/vm-harness.sh" "$results/vm-harness" 2>"$logs/vm-harness.log" \
+				>"$logs/vm-harness.txt" || true
+		} &
+		# Beside them, the guests' cross-built perfs, at the lowest
+		# priority: they take the CPU time the steps below leave idle,
+		# and the matrix finds them built. (After the downloads, they
+		# started 12 minutes in and were still building when the steps
+		# below had finished.)
+		nice -n 19 "$TOP/scripts/vm-matrix.sh" -b -o "$results/vm" >"$logs/vm-build.log" 2>&1 || true
+		wait
 	} &
 	vm_early_pid=$!
 fi
@@ -259,7 +273,7 @@ if [ "${VM:-1}" = 0 ]; then
 	report SKIP "vm: real-kernel matrix" "VM=0"
 else
 	if kill -0 "$vm_early_pid" 2>/dev/null; then
-		say "waiting for the matrix's downloads and the QEMU harness's own tests (log: build/results/logs/vm-fetch.log)"
+		say "waiting for the matrix's downloads, the guests' perfs and the QEMU harness's own tests (logs: build/results/logs/vm-fetch.log, vm-build.log)"
 	fi
 	wait "$vm_early_pid" || true
 	step_done "waiting for the matrix's downloads and builds"
@@ -320,7 +334,8 @@ else
 	fi
 fi
 
-echo "steps: $(printf '%s, ' "${steps[@]}" | sed 's/, $//')" | tee -a "$out"
+read -r busy_end all_end < <(cpu_jiffies)
+echo "steps: $(printf '%s, ' "${steps[@]}" | sed 's/, $//'); CPU busy $(((busy_end - busy_start) * 100 / (all_end - all_start)))% of the run" | tee -a "$out"
 echo "make check took $((SECONDS - check_start)) s" | tee -a "$out"
 echo "$passed passed, $failed failed, $skipped skipped" | tee -a "$out"
 [ "$failed" = 0 ]

@@ -52,31 +52,6 @@ cross=$triplet-
 command -v "${cross}gcc" >/dev/null ||
 	die "no ${cross}gcc: run scripts/vm-install-deps.sh (package gcc-$triplet)"
 
-# --- sources: a clone of the project's tree, base and series checked out ---
-src_repo=${VM_PERF_SRC:-$SRC}
-clone=$VM_BUILD/src
-if [ ! -d "$clone/.git" ]; then
-	say "cloning $src_repo into $clone"
-	git clone -q "$src_repo" "$clone"
-fi
-git -C "$clone" fetch -q -f --tags origin '+refs/heads/*:refs/remotes/origin/*'
-checkout() { # REV DIR: DIR is a worktree of the clone at REV, detached
-	local rev dir=$2
-	rev=$(git -C "$clone" rev-parse --verify "$1^{commit}") || die "no commit $1 in $src_repo"
-	if [ -e "$dir/.git" ]; then
-		[ "$(git -C "$dir" rev-parse HEAD)" = "$rev" ] || git -C "$dir" checkout -q --detach -f "$rev"
-	else
-		git -C "$clone" worktree prune
-		git -C "$clone" worktree add -q --detach "$dir" "$rev"
-	fi
-}
-tree_rev() { # PERF: the revision it is built from
-	case $1 in
-	baseline) echo base ;;
-	series) echo "${VM_SERIES_REV:-origin/main}" ;;
-	esac
-}
-
 # --- sysroot: the guest architecture's libraries and headers ---
 sysroot=$VM_BUILD/sysroot/$arch
 mapfile -t sysroot_packages < <(deb_userland_packages "$arch" \
@@ -108,8 +83,34 @@ find "$sysroot" -type l -lname '/*' | while read -r link; do
 	ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$sysroot$target")" "$link"
 done
 
-# 'sysroot' alone: only the sysroot (scripts/vm-matrix.sh -f fetches ahead).
+# 'sysroot' alone: only the sysroot (scripts/vm-matrix.sh -s fetches ahead),
+# without touching the clone below, which a build may be using meanwhile.
 [ "${which[*]}" != sysroot ] || exit 0
+
+# --- sources: a clone of the project's tree, base and series checked out ---
+src_repo=${VM_PERF_SRC:-$SRC}
+clone=$VM_BUILD/src
+if [ ! -d "$clone/.git" ]; then
+	say "cloning $src_repo into $clone"
+	git clone -q "$src_repo" "$clone"
+fi
+git -C "$clone" fetch -q -f --tags origin '+refs/heads/*:refs/remotes/origin/*'
+checkout() { # REV DIR: DIR is a worktree of the clone at REV, detached
+	local rev dir=$2
+	rev=$(git -C "$clone" rev-parse --verify "$1^{commit}") || die "no commit $1 in $src_repo"
+	if [ -e "$dir/.git" ]; then
+		[ "$(git -C "$dir" rev-parse HEAD)" = "$rev" ] || git -C "$dir" checkout -q --detach -f "$rev"
+	else
+		git -C "$clone" worktree prune
+		git -C "$clone" worktree add -q --detach "$dir" "$rev"
+	fi
+}
+tree_rev() { # PERF: the revision it is built from
+	case $1 in
+	baseline) echo base ;;
+	series) echo "${VM_SERIES_REV:-origin/main}" ;;
+	esac
+}
 
 # --- build ---
 sysroot_flags=(--sysroot="$sysroot")

@@ -9,15 +9,16 @@
 # the default run also copies the table and the JSON to
 # build/results/vm-matrix.{md,json}.
 #
-#   scripts/vm-matrix.sh [-o OUTDIR] [-r | -f | -b] [ROW...]     (default: every row)
+#   scripts/vm-matrix.sh [-o OUTDIR] [-r | -s | -f | -b] [ROW...]     (default: every row)
 #
 # -r only writes the report again from the results already in OUTDIR.
+# -s only fetches the sysroots the rows' cross builds need.
 # -f only fetches and makes what the rows need from the network (sysroots,
-# kernels, root file systems) and builds nothing: make check runs it early,
-# in the background, while its own builds keep the CPUs busy.
-# -b does what -f does, then builds the rows' perfs (step 1 below) and
-# stops: make check runs it in the background at the lowest priority, so
-# the cross builds use the CPU time its own steps leave idle.
+# kernels, root file systems) and builds nothing.
+# -b fetches the sysroots, then builds the rows' perfs (step 1 below) and
+# stops. make check runs -s first, then -f (beside its own builds) and -b
+# (at the lowest priority, to use the CPU time its steps leave idle) side by
+# side: after -s they share nothing but files both only read.
 #
 # A row that cannot run (perf build failed, missing package, kernel that
 # does not boot, hang) is reported with its reason and the matrix goes on;
@@ -36,14 +37,15 @@ report_only=no fetch_only=no
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o)
-		[ $# -ge 2 ] || die "usage: $0 [-o OUTDIR] [-r | -f | -b] [ROW...]"
+		[ $# -ge 2 ] || die "usage: $0 [-o OUTDIR] [-r | -s | -f | -b] [ROW...]"
 		outdir=$2
 		shift 2
 		;;
 	-r) report_only=yes; shift ;;
+	-s) fetch_only=sysroot; shift ;;
 	-f) fetch_only=yes; shift ;;
 	-b) fetch_only=build; shift ;;
-	-*) die "usage: $0 [-o OUTDIR] [-r | -f | -b] [ROW...]" ;;
+	-*) die "usage: $0 [-o OUTDIR] [-r | -s | -f | -b] [ROW...]" ;;
 	*) break ;;
 	esac
 done
@@ -76,12 +78,18 @@ if [ $report_only = no ]; then
 			case $arch in unknown | amd64) continue ;; esac
 			"$VM_TOP/scripts/vm-build-perf.sh" "$arch" sysroot || true
 		done
-		for row in "${rows[@]}"; do
-			[ "$(row_arch "$row")" != unknown ] || continue
-			"$VM_TOP/scripts/vm-fetch-kernel.sh" "$row" >/dev/null || true
-			"$VM_TOP/scripts/vm-build-rootfs.sh" "$(row_arch "$row")" >/dev/null || true
-		done
-		say "fetched what the rows need in $(ms_to_s $(($(now_ms) - start))) s"
+		if [ $fetch_only = yes ]; then
+			for row in "${rows[@]}"; do
+				[ "$(row_arch "$row")" != unknown ] || continue
+				"$VM_TOP/scripts/vm-fetch-kernel.sh" "$row" >/dev/null || true
+				"$VM_TOP/scripts/vm-build-rootfs.sh" "$(row_arch "$row")" >/dev/null || true
+			done
+		fi
+		if [ $fetch_only = yes ]; then
+			say "fetched what the rows need in $(ms_to_s $(($(now_ms) - start))) s"
+		else
+			say "fetched the sysroots in $(ms_to_s $(($(now_ms) - start))) s"
+		fi
 		if [ $fetch_only = build ]; then
 			for arch in $(for r in "${rows[@]}"; do row_arch "$r"; done | sort -u); do
 				[ "$arch" != unknown ] || continue
