@@ -24,17 +24,12 @@ if [ -f "$tarball" ] && [ -f "$used" ] && grep -qx "version=$BASE_VERSION" "$use
 	exit 0
 fi
 
-# apt-get and apt-cache with the private lists.
-mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial"
-touch "$aptdir/status"
+# apt-get and apt-cache with the private lists (apt_opts).
+apt_opts=()
+private_apt_opts "$aptdir" "$aptdir/sources.list"
 for s in "${BASE_APT_SOURCES[@]}"; do
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $s main"
+	debian_sources_line "$s"
 done >"$aptdir/sources.list"
-apt_opts=(
-	-o Dir::State::Lists="$aptdir/lists" -o Dir::State::status="$aptdir/status"
-	-o Dir::Cache="$aptdir/cache" -o Dir::Etc::SourceList="$aptdir/sources.list"
-	-o Dir::Etc::SourceParts=/nonexistent -o Debug::NoLocking=1
-)
 
 # Retry a command that talks to the mirror: $1 attempts, 20 s apart.
 retry() {

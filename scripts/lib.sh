@@ -45,3 +45,24 @@ export GIT_AUTHOR_NAME="Seed f3c95f59 maintainers"
 export GIT_AUTHOR_EMAIL="maintainers@users.noreply.a-seed-f3c95f59.example"
 export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME
 export GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
+
+# Private apt: the options that make apt-get and apt-cache read package
+# lists of the project's own under DIR, from sources list SOURCES, and
+# nothing of the host's apt sources or dpkg state (the host lists bookworm
+# only, and no package is installed this way). Sets the array apt_opts.
+private_apt_opts() { # DIR SOURCES
+	mkdir -p "$1/lists/partial" "$1/cache/archives/partial"
+	touch "$1/status"
+	# shellcheck disable=SC2034 # for the caller
+	apt_opts=(
+		-o Dir::State::Lists="$1/lists" -o Dir::State::status="$1/status"
+		-o Dir::Cache="$1/cache" -o Dir::Etc::SourceList="$2"
+		-o Dir::Etc::SourceParts=/nonexistent -o Debug::NoLocking=1
+	)
+}
+
+# A sources.list line for SOURCE ("MIRROR SUITE"), checked with Debian's
+# archive keyring.
+debian_sources_line() { # SOURCE
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $1 main"
+}

@@ -101,25 +101,17 @@ vm_apt_run() { # PROGRAM SOURCE ARGS...
 	arch=$(src_arch "$2")
 	suite=$(src_suite "$2")
 	shift 2
-	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
-	touch "$dir/status"
 	if [ -n "$suite" ]; then
 		sources=$dir/sources.list
-		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $VM_DEBIAN_MIRROR $suite main" \
-			>"$sources"
+		mkdir -p "$dir"
+		debian_sources_line "$VM_DEBIAN_MIRROR $suite" >"$sources"
 	else
 		sources=$(vm_apt_sources)
 	fi
-	"$prog" -q \
-		-o Dir::State::Lists="$dir/lists" \
-		-o Dir::State::status="$dir/status" \
-		-o Dir::Cache="$dir/cache" \
-		-o Dir::Etc::SourceList="$sources" \
-		-o Dir::Etc::SourceParts=/nonexistent \
-		-o APT::Architecture="$arch" \
-		-o APT::Architectures::="$arch" \
-		-o Debug::NoLocking=1 \
-		"$@"
+	local apt_opts
+	private_apt_opts "$dir" "$sources"
+	"$prog" -q "${apt_opts[@]}" \
+		-o APT::Architecture="$arch" -o APT::Architectures::="$arch" "$@"
 }
 VM_DEBIAN_MIRROR=${VM_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
