@@ -1,6 +1,6 @@
 #!/bin/bash
 # The part of make check that is about the 6.12 backport
-# (patches/stable-6.12/): it applies to the 6.12 base, its patches follow the
+# (branches/6.12/, our tested 6.12 branch): it applies to the 6.12 base, its patches follow the
 # upstream series (same subjects, same order), it builds, and perf's suites
 # that touch kernel maps pass with it in the plain and the ASan build.
 # Prints one line per check: STATUS|NAME|DETAIL (scripts/check.sh reports
@@ -14,32 +14,47 @@ logs=$BUILD/results/logs
 mkdir -p "$logs"
 emit() { printf '%s|stable-6.12: %s|%s\n' "$1" "$2" "${3:-}"; }
 
-# The subject of each patch file of the series in directory $1, without the
-# [PATCH ...] prefix, in series order; a backport of an upstream commit (a
-# "commit <sha> upstream." line, as stable patches carry) is left out.
+# The subject of each patch file named on standard input (relative to TOP),
+# without the [PATCH ...] prefix, in that order; a backport of an upstream
+# commit (a "commit <sha> upstream." line, as stable patches carry) is left
+# out.
 subjects() {
-	local dir=$1 p
-	grep -v -e '^#' -e '^[[:space:]]*$' "$dir/series" | while read -r p; do
-		grep -qE '^commit [0-9a-f]{12,40} upstream\.?$' "$dir/$p" && continue
-		sed -n '/^Subject: /,/^$/p' "$dir/$p" | sed '$d' | tr -d '\n' |
+	local p
+	while read -r p; do
+		grep -qE '^commit [0-9a-f]{12,40} upstream\.?$' "$TOP/$p" && continue
+		sed -n '/^Subject: /,/^$/p' "$TOP/$p" | sed '$d' | tr -d '\n' |
 			sed -E 's/^Subject: (\[[^]]*\] )?//; s/ +/ /g'
 		echo
 	done
 }
 
-# 1. Same subjects, same order, as the upstream series, but for the patches
-# patches/stable-6.12/not-backported lists (upstream's that 6.12 does not
-# need) and those patches/stable-6.12/stable-only lists (fixes 6.12 needs
-# and 7.3 has); one subject a line, the reason in a comment above it.
-subjects "$TOP/patches" | grep -vxF -f <(grep -v -e '^#' -e '^$' "$PATCHES/not-backported" 2>/dev/null || true) \
+# 1. Same subjects, same order, as the upstream postings and check layer,
+# but for the patches branches/6.12/not-backported lists (upstream's that
+# 6.12 does not need) and those branches/6.12/stable-only lists (fixes 6.12
+# needs and 7.3 has); one subject a line, the reason in a comment above it.
+BASE=7.3 bash -c '. "$0/scripts/lib.sh" && series_patches' "$TOP" | subjects |
+	grep -vxF -f <(grep -v -e '^#' -e '^$' "$PATCHES/not-backported" 2>/dev/null || true) \
 	>"$logs/subjects-upstream.txt" || true
-subjects "$PATCHES" | grep -vxF -f <(grep -v -e '^#' -e '^$' "$PATCHES/stable-only" 2>/dev/null || true) \
+series_patches | subjects | grep -vxF -f <(grep -v -e '^#' -e '^$' "$PATCHES/stable-only" 2>/dev/null || true) \
 	>"$logs/subjects-stable.txt" || true
 if diff -u "$logs/subjects-upstream.txt" "$logs/subjects-stable.txt" >"$logs/subjects.diff"; then
 	emit PASS "same subjects as the upstream series" "$(wc -l <"$logs/subjects-stable.txt") patches"
 else
 	emit FAIL "same subjects as the upstream series" "see ${logs#"$TOP"/}/subjects.diff"
 fi
+
+# 1b. What stable can take today is the posting of upstream's backport alone
+# (patches/stable-6.12-*/); the tested branch starts with the same patch.
+for p in "$TOP"/patches/stable-6.12-*/0001-*.patch; do
+	[ -f "$p" ] || continue
+	first=$(series_patches | head -1)
+	if [ "$(git patch-id --stable <"$p" | cut -d' ' -f1)" = \
+		"$(git patch-id --stable <"$TOP/$first" | cut -d' ' -f1)" ]; then
+		emit PASS "the stable posting is the branch's first patch" "${p#"$TOP"/}"
+	else
+		emit FAIL "the stable posting is the branch's first patch" "${p#"$TOP"/} differs from $first"
+	fi
+done
 
 # 2. It applies: git am of every patch onto the 6.12 base, in a scratch
 # worktree; and build/stable-6.12/src, which the builds use, holds it.
@@ -53,7 +68,7 @@ emit PASS "$SRC_NAME holds the backport"
 n=0
 for p in $(series_patches); do
 	n=$((n + 1))
-	if ! git -C "$BUILD/trees/apply" am -q --committer-date-is-author-date "$PATCHES/$p" \
+	if ! git -C "$BUILD/trees/apply" am -q --committer-date-is-author-date "$TOP/$p" \
 		>"$logs/apply.log" 2>&1; then
 		git -C "$BUILD/trees/apply" am --abort >/dev/null 2>&1 || true
 		emit FAIL "series applies to the 6.12 base" "patch $n $p does not apply"
@@ -64,15 +79,16 @@ emit PASS "series applies to the 6.12 base" "$n patches"
 
 # 3. checkpatch, as for the upstream series (accepted types below '---').
 for p in $(series_patches); do
-	ignore=$(sed -n '/^---$/,/^diff --git/s/^checkpatch: \([A-Z_]*\): .*/\1/p' "$PATCHES/$p" | paste -sd, -)
+	ignore=$(sed -n '/^---$/,/^diff --git/s/^checkpatch: \([A-Z_]*\): .*/\1/p' "$TOP/$p" | paste -sd, -)
+	log=$logs/checkpatch-$(basename "$p").log
 	(cd "$SRC" && ./scripts/checkpatch.pl --no-tree --terse --show-types \
-		--ignore "UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES${ignore:+,$ignore}" "$PATCHES/$p") \
-		>"$logs/checkpatch-$p.log" 2>&1 || true
-	n=$(grep -cE '(ERROR|WARNING|CHECK):' "$logs/checkpatch-$p.log" || true)
+		--ignore "UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES${ignore:+,$ignore}" "$TOP/$p") \
+		>"$log" 2>&1 || true
+	n=$(grep -cE '(ERROR|WARNING|CHECK):' "$log" || true)
 	if [ "$n" = 0 ]; then
-		emit PASS "checkpatch $p"
+		emit PASS "checkpatch $(basename "$p")"
 	else
-		emit FAIL "checkpatch $p" "$n findings, see ${logs#"$TOP"/}/checkpatch-$p.log"
+		emit FAIL "checkpatch $(basename "$p")" "$n findings, see ${log#"$TOP"/}"
 	fi
 done
 

@@ -101,22 +101,25 @@ n=${#patches[@]}
 apply_ok=1
 for i in "${!patches[@]}"; do
 	if ! git -C "$BUILD/trees/apply" am -q --committer-date-is-author-date \
-		"$PATCHES/${patches[$i]}" >"$logs/apply.log" 2>&1; then
+		"$TOP/${patches[$i]}" >"$logs/apply.log" 2>&1; then
 		git -C "$BUILD/trees/apply" am --abort >/dev/null 2>&1 || true
 		report FAIL "series applies to the base" "patch $((i + 1)) ${patches[$i]} does not apply"
 		apply_ok=0
 		break
 	fi
 done
-[ $apply_ok = 1 ] && report PASS "series applies to the base" "$n patches"
+[ $apply_ok = 1 ] && report PASS "series applies to the base" \
+	"$n patches: $(postings | wc -l) postings and the check layer"
 
 step_done apply
 
-# 2. build/src is what patches/ says (nothing unexported is being tested).
+# 2. build/src is what patches/ and checks/layer/ say (nothing unexported
+# is being tested).
+where="${PATCHES_NAME}${LAYER_DIR:+ and $LAYER_DIR/}"
 if [ "$(tree_patch_ids "$SRC")" = "$(series_patch_ids)" ]; then
-	report PASS "$SRC_NAME matches $PATCHES_NAME"
+	report PASS "$SRC_NAME matches $where"
 else
-	report FAIL "$SRC_NAME matches $PATCHES_NAME" "run 'make export' or 'make tree'"
+	report FAIL "$SRC_NAME matches $where" "run 'make export' or 'make tree'"
 fi
 
 # 3. checkpatch on every patch. A patch may accept a checkpatch type by
@@ -128,14 +131,15 @@ fi
 #   PERFORMANCE EVENTS SUBSYSTEM entry covers all of tools/perf/, so a new
 #   file there needs no MAINTAINERS change.
 for p in "${patches[@]}"; do
-	ignore=$(sed -n '/^---$/,/^diff --git/s/^checkpatch: \([A-Z_]*\): .*/\1/p' "$PATCHES/$p" | paste -sd, -)
+	ignore=$(sed -n '/^---$/,/^diff --git/s/^checkpatch: \([A-Z_]*\): .*/\1/p' "$TOP/$p" | paste -sd, -)
+	log=$logs/checkpatch-${p//\//_}.log
 	(cd "$SRC" && ./scripts/checkpatch.pl --no-tree --terse --show-types \
-		--ignore "UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES${ignore:+,$ignore}" "$PATCHES/$p") >"$logs/checkpatch-$p.log" 2>&1 || true
-	findings=$(grep -cE '(ERROR|WARNING|CHECK):' "$logs/checkpatch-$p.log" || true)
+		--ignore "UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES${ignore:+,$ignore}" "$TOP/$p") >"$log" 2>&1 || true
+	findings=$(grep -cE '(ERROR|WARNING|CHECK):' "$log" || true)
 	if [ "$findings" = 0 ]; then
 		report PASS "checkpatch $p"
 	else
-		report FAIL "checkpatch $p" "$findings findings, see build/results/logs/checkpatch-$p.log"
+		report FAIL "checkpatch $p" "$findings findings, see ${log#"$TOP"/}"
 	fi
 done
 
@@ -198,6 +202,27 @@ run_enomem() { # LABEL PERF
 run_suites patched "$BUILD/patched/perf" "$SRC"
 run_enomem patched "$BUILD/patched/perf"
 step_done suites
+
+# 5b. The postings alone, as a maintainer applies them: the perf of the last
+# posting's commit (no check layer) runs the suites that exist there, the
+# posted tests among them.
+last_posting=$(postings | tail -1)
+if [ -n "$last_posting" ]; then
+	if "$TOP/scripts/build-perf.sh" --rev "posting/$last_posting" "$BUILD/postings" \
+		>"$logs/build-postings.log" 2>&1; then
+		SUITES=()
+		list=$("$BUILD/postings/perf" test list 2>&1)
+		for suite in "${PERF_SUITES[@]}"; do
+			! grep -qxE " *[0-9]+: $suite" <<<"$list" || SUITES+=("$suite")
+		done
+		"$TOP/scripts/worktree.sh" "posting/$last_posting" "$BUILD/trees/postings"
+		run_suites postings "$BUILD/postings/perf" "$BUILD/trees/postings"
+		SUITES=("${PERF_SUITES[@]}")
+	else
+		report FAIL "postings: build" "see build/results/logs/build-postings.log"
+	fi
+	step_done postings
+fi
 
 # 6. The same suites in builds that check more: maps invariants asserted
 # (DEBUG=1), and reference counts, memory errors, leaks and undefined

@@ -1,9 +1,24 @@
 #!/bin/bash
-# Write the commits base..HEAD of build/src to patches/ as git format-patch
-# files and list them in patches/series. The output is stable: exporting the
-# same commits again changes no byte (zero commit ids, no git version).
-# The hand-written cover letter, patches/0000-cover-letter.patch, is kept,
-# and notes for reviewers in patches/notes/ are put below each patch's '---'.
+# Write the commits base..HEAD of build/src back to their folders as git
+# format-patch files, each folder with its series file.
+#
+# For 7.3 the commits of each posting end at the branch posting/NAME that
+# scripts/prepare-tree.sh makes (move it with the posting's last commit, for
+# example with 'git rebase -i --update-refs'); the postings go to
+# patches/NAME/ in the order patches/postings gives, the commits after the
+# last posting to the check layer, checks/layer/. For 6.12 every commit goes
+# to branches/6.12/.
+#
+# The output is stable: exporting the same commits again changes no byte
+# (zero commit ids, no git version). A folder's hand-written cover letter,
+# 0000-cover-letter.patch, is kept; notes for reviewers in its notes/ go
+# below each patch's '---'; its series file keeps its "# subject-prefix:"
+# line, the [PATCH ...] prefix of its subjects.
+#
+# AUTHOR="Name <mail>" writes the postings for whoever sends them instead:
+# to build/outgoing/, with that person as From: and Signed-off-by: in place
+# of the project's identity (the Developer's Certificate of Origin needs a
+# person). AUTHOR=git takes git's user.name and user.email.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -12,28 +27,80 @@ if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
 	say "warning: $SRC_NAME has uncommitted changes; they are not exported"
 fi
 
+author=${AUTHOR:-}
+if [ "$author" = git ]; then
+	author="$(git config user.name) <$(git config user.email)>"
+fi
+out_top=$TOP
+if [ -n "$author" ]; then
+	grep -qE '^[^<>]+ <[^<>@ ]+@[^<> ]+>$' <<<"$author" || die "AUTHOR must be \"Name <mail>\", not \"$author\""
+	out_top=$BUILD/outgoing
+	rm -rf "$out_top"
+fi
+project="$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git -C "$SRC" format-patch -q --zero-commit --no-signature \
-	--subject-prefix="$SERIES_SUBJECT_PREFIX" -o "$tmp" base..HEAD
 
-find "$PATCHES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
-	! -name '0000-cover-letter.patch' -delete
-n=0
-{
-	echo "# The series, in the order git am applies it (scripts/export-series.sh)."
-	for p in "$tmp"/*.patch; do
-		[ -e "$p" ] || continue
-		# A note for reviewers (patches/notes/NAME.txt, NAME without the
-		# number) goes below the '---' line, which git am ignores.
-		note=$PATCHES/notes/$(basename "$p" .patch | cut -d- -f2-).txt
-		if [ -f "$note" ]; then
-			sed -i "0,/^---\$/{/^---\$/r $note
+# Export the commits FROM..TO to folder DIR (relative to TOP).
+export_range() { # FROM TO DIR
+	local from=$1 to=$2 dir=$3 prefix p note n=0 out
+	out=$out_top/$dir
+	[ -n "$(git -C "$SRC" rev-list "$from..$to")" ] || die "$dir: no commits in $from..$to"
+	prefix=$(sed -n 's/^# subject-prefix: //p' "$TOP/$dir/series" 2>/dev/null | head -1) || true
+	prefix=${prefix:-$SERIES_SUBJECT_PREFIX}
+	rm -rf "$tmp/out"
+	git -C "$SRC" format-patch -q --zero-commit --no-signature \
+		--subject-prefix="$prefix" -o "$tmp/out" "$from..$to"
+	mkdir -p "$out"
+	find "$out" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+		! -name '0000-cover-letter.patch' -delete
+	[ "$out" = "$TOP/$dir" ] || [ ! -f "$TOP/$dir/0000-cover-letter.patch" ] ||
+		cp "$TOP/$dir/0000-cover-letter.patch" "$out/"
+	{
+		echo "# The patches of $dir, in the order git am applies them (scripts/export-series.sh)."
+		echo "# subject-prefix: $prefix"
+		for p in "$tmp"/out/*.patch; do
+			# A note for reviewers (notes/NAME.txt, NAME without the
+			# number) goes below the '---' line, which git am ignores.
+			note=$TOP/$dir/notes/$(basename "$p" .patch | cut -d- -f2-).txt
+			if [ -f "$note" ]; then
+				sed -i "0,/^---\$/{/^---\$/r $note
 }" "$p"
-		fi
-		cp "$p" "$PATCHES/"
-		basename "$p"
-		n=$((n + 1))
+			fi
+			if [ -n "$author" ]; then
+				# git folds a long From: line after the name.
+				sed -i -e "/^From: $GIT_AUTHOR_NAME\$/{N;s|^From: .*\\n <$GIT_AUTHOR_EMAIL>\$|From: $author|}" \
+					-e "s|^From: $project\$|From: $author|" \
+					-e "s|^Signed-off-by: $project\$|Signed-off-by: $author|" "$p"
+				[ ! -f "$out/0000-cover-letter.patch" ] ||
+					sed -i "s|^From: $project\$|From: $author|" "$out/0000-cover-letter.patch"
+			fi
+			cp "$p" "$out/"
+			basename "$p"
+			n=$((n + 1))
+		done
+	} >"$out/series.tmp"
+	mv "$out/series.tmp" "$out/series"
+	say "exported $n patches to ${out#"$TOP"/}/"
+}
+
+if [ -f "$PATCHES/postings" ]; then
+	prev=base
+	for name in $(postings); do
+		ref=posting/$name
+		git -C "$SRC" rev-parse -q --verify "refs/heads/$ref" >/dev/null ||
+			die "$SRC_NAME has no branch $ref: 'make tree' makes one per posting"
+		git -C "$SRC" merge-base --is-ancestor "$prev" "$ref" ||
+			die "$SRC_NAME: $ref does not follow $prev (the order of patches/postings)"
+		export_range "$prev" "$ref" "$SERIES_DIR/$name"
+		prev=$ref
 	done
-} >"$PATCHES/series"
-say "exported $n patches to ${PATCHES#"$TOP"/}/"
+	git -C "$SRC" merge-base --is-ancestor "$prev" HEAD ||
+		die "$SRC_NAME: HEAD does not follow $prev"
+	if [ -n "$LAYER_DIR" ] && [ -n "$(git -C "$SRC" rev-list "$prev..HEAD")" ]; then
+		export_range "$prev" HEAD "$LAYER_DIR"
+	fi
+else
+	export_range base HEAD "$SERIES_DIR"
+fi

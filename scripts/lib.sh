@@ -6,10 +6,13 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOP/base.conf"
 export BASE
 # Everything of one base: its builds (build/ for 7.3, build/stable-6.12/ for
-# 6.12) and its series (patches/, patches/stable-6.12/).
+# 6.12) and its patches: for 7.3 the postings patches/postings lists (one
+# folder each) and then our check layer (checks/layer/, never posted); for
+# 6.12 our tested branch (branches/6.12/).
 BUILD=$TOP/$BASE_BUILD_DIR
 SRC=$BUILD/src
 PATCHES=$TOP/$SERIES_DIR
+LAYER_DIR=${LAYER_DIR:-}
 # The same, as messages name them.
 SRC_NAME=$BASE_BUILD_DIR/src
 PATCHES_NAME=$SERIES_DIR/
@@ -17,10 +20,39 @@ PATCHES_NAME=$SERIES_DIR/
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# Patch file names of the series, in order (comments and blanks skipped).
+# The postings of this base, in the order they apply: the folder names
+# patches/postings lists with a base version of this base (7.3.4 for 7.3).
+postings() {
+	[ -f "$PATCHES/postings" ] || return 0
+	awk -v b="$BASE." '!/^#/ && NF >= 2 && index($2, b) == 1 { print $1 }' "$PATCHES/postings"
+}
+
+# The folders whose patches make BUILD/src, in order, relative to TOP: the
+# postings and the check layer, or the one series folder.
+series_dirs() {
+	local name
+	if [ -f "$PATCHES/postings" ]; then
+		for name in $(postings); do
+			echo "$SERIES_DIR/$name"
+		done
+		[ -z "$LAYER_DIR" ] || echo "$LAYER_DIR"
+	else
+		echo "$SERIES_DIR"
+	fi
+}
+
+# The patch files of a folder (relative to TOP), in its series order.
+dir_patches() { # DIR
+	[ -f "$TOP/$1/series" ] || return 0
+	grep -v -e '^#' -e '^[[:space:]]*$' "$TOP/$1/series" | sed "s|^|$1/|"
+}
+
+# Every patch file that makes BUILD/src, relative to TOP, in order.
 series_patches() {
-	[ -f "$PATCHES/series" ] || return 0
-	grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHES/series"
+	local d
+	for d in $(series_dirs); do
+		dir_patches "$d"
+	done
 }
 
 # Stable patch-ids of the commits base..HEAD in $1 (a git tree).
@@ -31,11 +63,11 @@ tree_patch_ids() {
 	done
 }
 
-# Stable patch-ids of the patch files listed in the series file.
+# Stable patch-ids of the patch files series_patches lists.
 series_patch_ids() {
 	local p
 	for p in $(series_patches); do
-		git patch-id --stable <"$PATCHES/$p" | cut -d' ' -f1
+		git patch-id --stable <"$TOP/$p" | cut -d' ' -f1
 	done
 }
 

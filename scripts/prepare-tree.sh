@@ -1,6 +1,9 @@
 #!/bin/bash
 # Make build/src: a git repository whose first commit is the pristine base
-# (tag "base") with the series from patches/ applied on top by git am.
+# (tag "base") with the series applied on top by git am: for 7.3 the postings
+# of patches/ in the order patches/postings gives, each ending at a branch
+# posting/NAME, then the check layer (checks/layer/); for 6.12 the tested
+# branch (branches/6.12/).
 #
 # An existing build/src is kept when it already holds exactly the series in
 # patches/. It is rebuilt when it is behind patches/ (say, after git pull).
@@ -30,17 +33,26 @@ make_base() {
 }
 
 apply_series() {
-	local p n=0
+	local d p n=0 name
+	git -C "$SRC" checkout -q main 2>/dev/null || true
 	git -C "$SRC" reset -q --hard base
-	for p in $(series_patches); do
-		n=$((n + 1))
-		[ -f "$PATCHES/$p" ] || die "${PATCHES#"$TOP"/}/series names $p, which is not there"
-		if ! git -C "$SRC" am -q --committer-date-is-author-date "$PATCHES/$p" >/dev/null 2>&1; then
-			git -C "$SRC" am --abort >/dev/null 2>&1 || true
-			die "patch $n ($p) does not apply to the base: refresh it against 'base' in $SRC_NAME"
+	for d in $(series_dirs); do
+		for p in $(dir_patches "$d"); do
+			n=$((n + 1))
+			[ -f "$TOP/$p" ] || die "$d/series names $(basename "$p"), which is not there"
+			if ! git -C "$SRC" am -q --committer-date-is-author-date "$TOP/$p" >/dev/null 2>&1; then
+				git -C "$SRC" am --abort >/dev/null 2>&1 || true
+				die "patch $n ($p) does not apply: refresh it against 'base' in $SRC_NAME"
+			fi
+		done
+		# A branch at the last commit of each posting: make export
+		# writes each posting's commits back to its folder.
+		name=${d#"$SERIES_DIR"/}
+		if [ "$d" != "$SERIES_DIR" ] && [ "$d" != "$LAYER_DIR" ]; then
+			git -C "$SRC" branch -f "posting/$name" HEAD
 		fi
 	done
-	say "$SRC_NAME: base + $n patches"
+	say "$SRC_NAME: base + $n patches ($(series_dirs | wc -l) folders)"
 }
 
 if [ ! -d "$SRC/.git" ] || ! git -C "$SRC" rev-parse -q --verify base >/dev/null; then
