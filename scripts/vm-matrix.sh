@@ -183,7 +183,7 @@ md=$outdir/vm-matrix.md
 	echo "(host side: scripts/vm-host-annotate.sh);"
 	echo "total ${total} s for ${#rows[@]} rows."
 	echo
-	echo "| guest | kernel | _stext | perf | object code reading | kcore maps suite | kernel samples | unresolved | differing | lost vs kallsyms | annotate | kcore copy: PT_LOADs (overlapping) | annotate on the host | boot s | run s |"
+	echo "| guest | kernel | _stext | perf | object code reading | kcore maps suite | kernel samples | unresolved | differing | lost vs kallsyms | annotate | kcore copy: PT_LOADs (overlapping), differing from kcore | annotate on the host | boot s | run s |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for row in "${rows[@]}"; do
 		load_results "$row"
@@ -201,7 +201,7 @@ md=$outdir/vm-matrix.md
 			suite=$(val $p.KCORE_SUITE)
 			[ "$suite" = ok ] && suite="ok ($(val $p.KCORE_SUITE_PASSED) cases)"
 			kc=$(val $p.KCORE_RECORD)
-			[ "$kc" = ok ] && kc="$(val $p.KCORE_COPY_LOADS) ($(val $p.KCORE_COPY_OVERLAPS))"
+			[ "$kc" = ok ] && kc="$(val $p.KCORE_COPY_LOADS) ($(val $p.KCORE_COPY_OVERLAPS)), $(val $p.KCORE_COPY_DIFFERING)"
 			host=$(val $p.HOST_ANNOTATE)
 			case $host in
 			ok) host="ok ($(val HOST_ANNOTATED_SYMBOL), $(val $p.HOST_ANNOTATE_LINES) lines)" ;;
@@ -323,10 +323,11 @@ is() { [ "$1" = "$2" ] && echo yes || echo no; }
 			verdict "$row" "$p" "annotate from kcore" "$(is "$(val $p.ANNOTATE):$(val $p.ANNOTATE_FROM)" ok:kcore)" \
 				"$(val $p.ANNOTATE) $(val ANNOTATED_SYMBOL), $(val $p.ANNOTATE_LINES) lines from $(val $p.ANNOTATE_FROM)"
 			ok=no
-			[ "$(val $p.KCORE_RECORD)" = ok ] && [ "$(val $p.KCORE_COPY_OVERLAPS)" = 0 ] &&
+			[ "$(val $p.KCORE_RECORD)" = ok ] && [ "$(val $p.KCORE_COPY_DIFFERING)" = 0 ] &&
+				[ "$(val $p.KCORE_COPY_CHECKED)" != 0 ] &&
 				[ "$(val $p.KCORE_REPORT)" = ok ] && [ "$(val $p.KCORE_UNRESOLVED)" = 0 ] && ok=yes
 			verdict "$row" "$p" "record --kcore copy" $ok \
-				"record $(val $p.KCORE_RECORD), $(val $p.KCORE_COPY_LOADS) PT_LOADs, $(val $p.KCORE_COPY_OVERLAPS) overlapping, $(val $p.KCORE_UNRESOLVED) unresolved"
+				"record $(val $p.KCORE_RECORD), $(val $p.KCORE_COPY_LOADS) PT_LOADs ($(val $p.KCORE_COPY_OVERLAPS) overlapping), $(val $p.KCORE_COPY_DIFFERING) of $(val $p.KCORE_COPY_CHECKED) differing from /proc/kcore, $(val $p.KCORE_UNRESOLVED) unresolved"
 			# Rows of another architecture than the host's: the host's
 			# perf of this kind annotates the guest's --kcore data.
 			if [ "$(val $p.HOST_ANNOTATE)" != — ]; then
