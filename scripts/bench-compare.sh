@@ -8,6 +8,7 @@
 #   -s "N..."   synthetic segment counts (default: 10 100 1000 10000 100000)
 #   -l "L..."   real layouts (default: x86_64 arm64; "" for none)
 #   -b N        eBPF program maps present before loading (default: 0)
+#   -M N        modules in kallsyms and modules (default: 4)
 #   -r R        rounds per layout; a round runs each binary once, in
 #               alternating order (default: 11)
 #   -t SECONDS  time one run may take: sets its iterations (default: 2)
@@ -23,6 +24,7 @@ set -euo pipefail
 segments="10 100 1000 10000 100000"
 layouts="x86_64 arm64"
 bpf=0
+modules=4
 rounds=11
 budget=2
 max_iters=200
@@ -32,11 +34,12 @@ usage() {
 	exit 2
 }
 
-while getopts "s:l:b:r:t:m:h" opt; do
+while getopts "s:l:b:M:r:t:m:h" opt; do
 	case $opt in
 	s) segments=$OPTARG ;;
 	l) layouts=$OPTARG ;;
 	b) bpf=$OPTARG ;;
+	M) modules=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	t) budget=$OPTARG ;;
 	m) max_iters=$OPTARG ;;
@@ -54,7 +57,7 @@ done
 run() {
 	local p=$1 iters=$2 out
 	shift 2
-	if ! out=$("$p" bench internals kcore-load -i "$iters" -b "$bpf" "$@" 2>&1); then
+	if ! out=$("$p" bench internals kcore-load -i "$iters" -b "$bpf" -m "$modules" "$@" 2>&1); then
 		echo "bench.sh: $p bench internals kcore-load $* failed:" >&2
 		echo "$out" >&2
 		return 1
@@ -161,7 +164,7 @@ for n in $segments; do
 	measure synthetic "$n" --segments "$n"
 done
 echo
-echo "baseline: ${perf[0]}; series: ${perf[1]}; eBPF programs: $bpf."
+echo "baseline: ${perf[0]}; series: ${perf[1]}; eBPF programs: $bpf; modules: $modules."
 echo "Times: median over rounds of the mean wall-clock and CPU time of one load;"
 echo "ratio: series/baseline, median of the ratios within each round;"
 echo "RSS: median peak RSS of the benchmark process (inputs are written by a child process)."
