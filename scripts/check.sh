@@ -251,7 +251,7 @@ if [ ${#test_commits[@]} -gt 0 ]; then
 		{ git -C "$BUILD/trees/base+tests" cherry-pick --abort >/dev/null 2>&1 || true; }
 	if "$TOP/scripts/build-perf.sh" --rev "$(git -C "$BUILD/trees/base+tests" rev-parse HEAD)" \
 		"$BUILD/base+tests" >>"$logs/base+tests.log" 2>&1; then
-		SUITES=("kcore maps")
+		SUITES=("Kernel maps from kcore" "kcore maps")
 		run_suites base+tests "$BUILD/base+tests/perf" "$BUILD/trees/base+tests"
 	else
 		report FAIL "base+tests: build" "see build/results/logs/base+tests.log"
