@@ -42,6 +42,29 @@ project="$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# The kernel's scripts/get_maintainer.pl (from the base tarball, cached) gives
+# each posting its To: (maintainers) and Cc: (the rest, and a folder's own
+# list in its file "cc"), from build/src's MAINTAINERS, without git history.
+get_maintainer=$BUILD/cache/get_maintainer.pl
+if [ ! -f "$get_maintainer" ] && [ -f "$BUILD/cache/$(basename "$BASE_TARBALL")" ]; then
+	say "extracting scripts/get_maintainer.pl from the base tarball (~20 s, once)"
+	tar -xJf "$BUILD/cache/$(basename "$BASE_TARBALL")" -O \
+		"$BASE_TOPDIR/scripts/get_maintainer.pl" >"$get_maintainer.tmp" &&
+		mv "$get_maintainer.tmp" "$get_maintainer"
+fi
+# Prints the To: and Cc: header lines for the patch files given.
+addresses() { # PATCH...
+	local out
+	[ -f "$get_maintainer" ] || return 0
+	out=$(cd "$SRC" && perl "$get_maintainer" --nogit --nogit-fallback --no-tree --nofixes \
+		--rolestats "$@" 2>/dev/null) || return 0
+	sed -n 's/ (maintainer:.*//p' <<<"$out" | paste -sd, - | sed 's/,/, /g; s/^/To: /'
+	{
+		grep -v '(maintainer:' <<<"$out" | sed 's/ (.*//'
+		[ ! -f "$cc_file" ] || grep -v '^#' "$cc_file"
+	} | grep . | paste -sd, - | sed 's/,/, /g; s/^/Cc: /'
+}
+
 # Export the commits FROM..TO to folder DIR (relative to TOP).
 export_range() { # FROM TO DIR
 	local from=$1 to=$2 dir=$3 prefix p note n=0 out
@@ -82,6 +105,29 @@ export_range() { # FROM TO DIR
 		done
 	} >"$out/series.tmp"
 	mv "$out/series.tmp" "$out/series"
+	# A posting's headers: the addresses, in every patch and the cover.
+	if [ "$dir" != "$LAYER_DIR" ] && [ "$dir" != "$SERIES_DIR" ]; then
+		cc_file=$TOP/$dir/cc
+		addresses "$out"/[0-9][0-9][0-9][0-9]-*.patch >"$tmp/addr"
+		# Its base, below the '---' of a posting without a cover letter.
+		base_version=$(awk -v d="${dir#"$SERIES_DIR"/}" '$1 == d { print $2 }' "$PATCHES/postings")
+		if [ ! -f "$out/0000-cover-letter.patch" ] && [ -n "$base_version" ]; then
+			for p in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
+				sed -i "0,/^---\$/s//---\nBased on v$base_version./" "$p"
+			done
+		fi
+		for p in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
+			# Drop old To:/Cc: lines (with their folded continuations),
+			# then put the new ones after the Subject: header.
+			awk -v addr="$tmp/addr" '
+				!done && /^(To|Cc): / { skip = 1; next }
+				skip && /^ / { next }
+				{ skip = 0 }
+				!done && /^$/ { while ((getline l < addr) > 0) print l; done = 1 }
+				{ print }' "$p" >"$p.tmp"
+			mv "$p.tmp" "$p"
+		done
+	fi
 	say "exported $n patches to ${out#"$TOP"/}/"
 }
 
