@@ -1,6 +1,6 @@
 # Entry points of the project; each calls one script. See README.md.
 .DEFAULT_GOAL := perf
-.PHONY: perf deps fetch tree export check bench check-vm demo clean distclean
+.PHONY: perf deps fetch tree export check bench check-vm demo mutants results clean distclean
 
 S := scripts
 
@@ -53,9 +53,17 @@ demo: tree
 check-vm: perf
 	@$(S)/vm-matrix.sh
 
+# Mutation testing: which mistakes of checks/mutants/ the kcore tests catch.
+mutants: perf
+	@$(S)/mutants.sh
+
+# Documentation/results.md from build/results/, after a measured run.
+results:
+	@$(S)/results-page.sh
+
 clean:
 	for b in build build/stable-6.12; do \
-		rm -rf $$b/baseline $$b/patched $$b/obj $$b/bisect $$b/variants $$b/trees $$b/results $$b/src.tmp $$b/base+tests; \
+		rm -rf $$b/baseline $$b/patched $$b/obj $$b/bisect $$b/variants $$b/trees $$b/results $$b/src.tmp $$b/base+tests $$b/mutants; \
 		git -C $$b/src worktree prune 2>/dev/null || true; \
 	done
 

@@ -22,9 +22,11 @@ subjects() {
 	local p
 	while read -r p; do
 		grep -qE '^commit [0-9a-f]{12,40} upstream\.?$' "$TOP/$p" && continue
-		sed -n '/^Subject: /,/^$/p' "$TOP/$p" | sed '$d' | tr -d '\n' |
+		# The Subject: header and its folded lines, not the To:/Cc: after it.
+		awk '/^Subject: / { s = $0; on = 1; next }
+			on && /^ / { s = s $0; next }
+			on { print s; exit }' "$TOP/$p" |
 			sed -E 's/^Subject: (\[[^]]*\] )?//; s/ +/ /g'
-		echo
 	done
 }
 
