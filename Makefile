@@ -1,11 +1,15 @@
-# Entry points of the project; each calls one script. See README.md.
+# Entry points of the project, each one script: scripts/build (how it is
+# built), scripts/check and scripts/bench (what checks it), vm/host (the QEMU
+# guests). See README.md.
 .DEFAULT_GOAL := perf
 .PHONY: perf deps fetch tree export check bench check-vm demo mutants results clean distclean
 
-S := scripts
+B := scripts/build
+C := scripts/check
+V := vm/host
 
 # The base every target works on: 7.3 (upstream, the series in patches/) or
-# 6.12 (stable, the backport in patches/stable-6.12/). base.conf, bases/.
+# 6.12 (stable, our tested branch in branches/6.12/). base.conf, bases/.
 BASE ?= 7.3
 export BASE
 
@@ -13,53 +17,53 @@ export BASE
 # series), fetching and preparing everything they need. BUILD is build/ for
 # BASE=7.3 and build/stable-6.12/ for BASE=6.12.
 perf: tree
-	@$(S)/build-pair.sh
+	@$(B)/pair.sh
 
 deps:
-	@$(S)/install-deps.sh
+	@$(B)/install-deps.sh
 
 fetch: deps
-	@$(S)/fetch-base.sh
+	@$(B)/fetch-base.sh
 
 # BUILD/src: the base with its series applied (keeps unexported work: see
-# scripts/prepare-tree.sh; FORCE=1 discards it).
+# scripts/build/prepare-tree.sh; FORCE=1 discards it).
 tree: fetch
-	@REBUILD=$(if $(filter tree,$(MAKECMDGOALS)),1,0) $(S)/prepare-tree.sh
+	@REBUILD=$(if $(filter tree,$(MAKECMDGOALS)),1,0) $(B)/prepare-tree.sh
 
 # The series (patches/ or patches/stable-6.12/) from the commits base..HEAD
 # in BUILD/src.
 export:
-	@$(S)/export-series.sh
+	@$(B)/export-series.sh
 
 # The README's test command, and what CI runs. With BASE=7.3 (the default)
-# it also checks the 6.12 backport (scripts/check-stable.sh).
+# it also checks the 6.12 backport (scripts/check/stable.sh).
 check: perf
-	@$(S)/check.sh
+	@$(C)/check.sh
 
 # perf bench internals kcore-load, baseline against the series, side by side.
-# BENCH_ARGS: options of scripts/bench-compare.sh, for one table instead of
+# BENCH_ARGS: options of scripts/bench/compare.sh, for one table instead of
 # the default two.
 bench: tree
-	@$(S)/bench.sh $(BENCH_ARGS)
+	@scripts/bench/bench.sh $(BENCH_ARGS)
 
 # The README's main command: the series' perf on a real arm64 kernel in QEMU,
 # perf report and perf annotate read from its /proc/kcore.
 # DEMO_START: when make started, so the total time includes the tree.
 demo: export DEMO_START := $(shell date +%s)
 demo: tree
-	@$(S)/demo.sh
+	@$(V)/demo.sh
 
 # Real kernels in QEMU guests (x86_64, arm64, ppc64le): vm/README.md.
 check-vm: perf
-	@$(S)/vm-matrix.sh
+	@$(V)/matrix.sh
 
 # Mutation testing: which mistakes of checks/mutants/ the kcore tests catch.
 mutants: perf
-	@$(S)/mutants.sh
+	@$(C)/mutants.sh
 
 # Documentation/results.md from build/results/, after a measured run.
 results:
-	@$(S)/results-page.sh
+	@$(C)/results-page.sh
 
 clean:
 	for b in build build/stable-6.12; do \

@@ -3,7 +3,7 @@
 # as /perf-series and the guest's real /proc/kcore). Started by
 # vm/guest/init.sh; what it prints between the result markers ends up in
 # the host's results.txt, and the files it leaves in /tmp/out/files/ are
-# what scripts/demo.sh shows:
+# what vm/host/demo.sh shows:
 #
 #   kcore.txt      the PT_LOAD segments of /proc/kcore, the one holding the
 #                  kernel text marked, and the segments that contain it

@@ -14,7 +14,7 @@
 #   ===== VM-DONE =====
 #
 # and powers the machine off. Lines of the guest script's standard output
-# that start with 'vm-progress:' are echoed by scripts/vm-run.sh as they
+# that start with 'vm-progress:' are echoed by vm/host/run.sh as they
 # come; its standard error goes to the file guest-stderr.log.
 /bin/busybox mkdir -p /proc /sys /dev /tmp
 /bin/busybox mount -t proc proc /proc

@@ -348,9 +348,9 @@ for p in $PERFS; do
 	result $p.KCORE_UNRESOLVED "$3"
 done
 
-# 5. On a row of another architecture than the host's, vm-run.sh puts
+# 5. On a row of another architecture than the host's, vm/host/run.sh puts
 # /ship-kcore-data in the image: the host annotates the series' --kcore
-# recording with its own perfs (scripts/vm-host-annotate.sh). The data
+# recording with its own perfs (vm/host/annotate.sh). The data
 # directory, a gzip'd tar, goes out through the virtio serial port named
 # vm.data when the row has one (DATA_PORT: the host's data.bin), else
 # through the console as base64 (init.sh prints *.b64 files whole); the

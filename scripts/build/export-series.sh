@@ -1,0 +1,154 @@
+#!/bin/bash
+# make export: write build/src's commits back to patches/ and checks/layer/.
+#
+# Write the commits base..HEAD of build/src back to their folders as git
+# format-patch files, each folder with its series file.
+#
+# For 7.3 the commits of each posting end at the branch posting/NAME that
+# scripts/build/prepare-tree.sh makes (move it with the posting's last commit, for
+# example with 'git rebase -i --update-refs'); the postings go to
+# patches/NAME/ in the order patches/postings gives, the commits after the
+# last posting to the check layer, checks/layer/. For 6.12 every commit goes
+# to branches/6.12/.
+#
+# The output is stable: exporting the same commits again changes no byte
+# (zero commit ids, no git version). A folder's hand-written cover letter,
+# 0000-cover-letter.patch, is kept; notes for reviewers in its notes/ go
+# below each patch's '---'; its series file keeps its "# subject-prefix:"
+# line, the [PATCH ...] prefix of its subjects.
+#
+# AUTHOR="Name <mail>" writes the postings for whoever sends them instead:
+# to build/outgoing/, with that person as From: and Signed-off-by: in place
+# of the project's identity (the Developer's Certificate of Origin needs a
+# person). AUTHOR=git takes git's user.name and user.email.
+set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
+
+[ -d "$SRC/.git" ] || die "no $SRC_NAME: run 'make tree' first"
+if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
+	say "warning: $SRC_NAME has uncommitted changes; they are not exported"
+fi
+
+author=${AUTHOR:-}
+if [ "$author" = git ]; then
+	author="$(git config user.name) <$(git config user.email)>"
+fi
+out_top=$TOP
+if [ -n "$author" ]; then
+	grep -qE '^[^<>]+ <[^<>@ ]+@[^<> ]+>$' <<<"$author" || die "AUTHOR must be \"Name <mail>\", not \"$author\""
+	out_top=$BUILD/outgoing
+	rm -rf "$out_top"
+fi
+project="$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The kernel's scripts/get_maintainer.pl (from the base tarball, cached) gives
+# each posting its To: (maintainers) and Cc: (the rest, and a folder's own
+# list in its file "cc"), from build/src's MAINTAINERS, without git history.
+get_maintainer=$BUILD/cache/get_maintainer.pl
+if [ ! -f "$get_maintainer" ] && [ -f "$BUILD/cache/$(basename "$BASE_TARBALL")" ]; then
+	say "extracting scripts/get_maintainer.pl from the base tarball (~20 s, once)"
+	tar -xJf "$BUILD/cache/$(basename "$BASE_TARBALL")" -O \
+		"$BASE_TOPDIR/scripts/get_maintainer.pl" >"$get_maintainer.tmp" &&
+		mv "$get_maintainer.tmp" "$get_maintainer"
+fi
+# Prints the To: and Cc: header lines for the patch files given.
+addresses() { # PATCH...
+	local out
+	[ -f "$get_maintainer" ] || return 0
+	out=$(cd "$SRC" && perl "$get_maintainer" --nogit --nogit-fallback --no-tree --nofixes \
+		--rolestats "$@" 2>/dev/null) || return 0
+	sed -n 's/ (maintainer:.*//p' <<<"$out" | paste -sd, - | sed 's/,/, /g; s/^/To: /'
+	{
+		grep -v '(maintainer:' <<<"$out" | sed 's/ (.*//'
+		[ ! -f "$cc_file" ] || grep -v '^#' "$cc_file"
+	} | grep . | paste -sd, - | sed 's/,/, /g; s/^/Cc: /'
+}
+
+# Export the commits FROM..TO to folder DIR (relative to TOP).
+export_range() { # FROM TO DIR
+	local from=$1 to=$2 dir=$3 prefix p note n=0 out
+	out=$out_top/$dir
+	[ -n "$(git -C "$SRC" rev-list "$from..$to")" ] || die "$dir: no commits in $from..$to"
+	prefix=$(sed -n 's/^# subject-prefix: //p' "$TOP/$dir/series" 2>/dev/null | head -1) || true
+	prefix=${prefix:-$SERIES_SUBJECT_PREFIX}
+	rm -rf "$tmp/out"
+	git -C "$SRC" format-patch -q --zero-commit --no-signature \
+		--subject-prefix="$prefix" -o "$tmp/out" "$from..$to"
+	mkdir -p "$out"
+	find "$out" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+		! -name '0000-cover-letter.patch' -delete
+	[ "$out" = "$TOP/$dir" ] || [ ! -f "$TOP/$dir/0000-cover-letter.patch" ] ||
+		cp "$TOP/$dir/0000-cover-letter.patch" "$out/"
+	{
+		echo "# The patches of $dir, in the order git am applies them (scripts/build/export-series.sh)."
+		echo "# subject-prefix: $prefix"
+		for p in "$tmp"/out/*.patch; do
+			# A note for reviewers (notes/NAME.txt, NAME without the
+			# number) goes below the '---' line, which git am ignores.
+			note=$TOP/$dir/notes/$(basename "$p" .patch | cut -d- -f2-).txt
+			if [ -f "$note" ]; then
+				sed -i "0,/^---\$/{/^---\$/r $note
+}" "$p"
+			fi
+			if [ -n "$author" ]; then
+				# git folds a long From: line after the name.
+				sed -i -e "/^From: $GIT_AUTHOR_NAME\$/{N;s|^From: .*\\n <$GIT_AUTHOR_EMAIL>\$|From: $author|}" \
+					-e "s|^From: $project\$|From: $author|" \
+					-e "s|^Signed-off-by: $project\$|Signed-off-by: $author|" "$p"
+				[ ! -f "$out/0000-cover-letter.patch" ] ||
+					sed -i "s|^From: $project\$|From: $author|" "$out/0000-cover-letter.patch"
+			fi
+			cp "$p" "$out/"
+			basename "$p"
+			n=$((n + 1))
+		done
+	} >"$out/series.tmp"
+	mv "$out/series.tmp" "$out/series"
+	# A posting's headers: the addresses, in every patch and the cover.
+	if [ "$dir" != "$LAYER_DIR" ] && [ "$dir" != "$SERIES_DIR" ]; then
+		cc_file=$TOP/$dir/cc
+		addresses "$out"/[0-9][0-9][0-9][0-9]-*.patch >"$tmp/addr"
+		# Its base, below the '---' of a posting without a cover letter.
+		base_version=$(awk -v d="${dir#"$SERIES_DIR"/}" '$1 == d { print $2 }' "$PATCHES/postings")
+		if [ ! -f "$out/0000-cover-letter.patch" ] && [ -n "$base_version" ]; then
+			for p in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
+				sed -i "0,/^---\$/s//---\nBased on v$base_version./" "$p"
+			done
+		fi
+		for p in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
+			# Drop old To:/Cc: lines (with their folded continuations),
+			# then put the new ones after the Subject: header.
+			awk -v addr="$tmp/addr" '
+				!done && /^(To|Cc): / { skip = 1; next }
+				skip && /^ / { next }
+				{ skip = 0 }
+				!done && /^$/ { while ((getline l < addr) > 0) print l; done = 1 }
+				{ print }' "$p" >"$p.tmp"
+			mv "$p.tmp" "$p"
+		done
+	fi
+	say "exported $n patches to ${out#"$TOP"/}/"
+}
+
+if [ -f "$PATCHES/postings" ]; then
+	prev=base
+	for name in $(postings); do
+		ref=posting/$name
+		git -C "$SRC" rev-parse -q --verify "refs/heads/$ref" >/dev/null ||
+			die "$SRC_NAME has no branch $ref: 'make tree' makes one per posting"
+		git -C "$SRC" merge-base --is-ancestor "$prev" "$ref" ||
+			die "$SRC_NAME: $ref does not follow $prev (the order of patches/postings)"
+		export_range "$prev" "$ref" "$SERIES_DIR/$name"
+		prev=$ref
+	done
+	git -C "$SRC" merge-base --is-ancestor "$prev" HEAD ||
+		die "$SRC_NAME: HEAD does not follow $prev"
+	if [ -n "$LAYER_DIR" ] && [ -n "$(git -C "$SRC" rev-list "$prev..HEAD")" ]; then
+		export_range "$prev" HEAD "$LAYER_DIR"
+	fi
+else
+	export_range base HEAD "$SERIES_DIR"
+fi

@@ -1,0 +1,371 @@
+#!/bin/bash
+# make check: every check of the series, ending with "N passed, N failed".
+#
+# The project's test command (make check): checks the series and runs perf's
+# own test suites that touch kernel maps. Prints one line per check and ends
+# with "N passed, N failed, N skipped"; the same goes to
+# build/results/check.txt. Exits non-zero if any check failed.
+# Expects 'make perf' to have run (the Makefile sees to it).
+set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
+
+# All in a function, so that bash has read the whole script before it runs:
+# editing it during a run cannot change what the run does.
+main() {
+
+check_start=$SECONDS
+results=$BUILD/results
+logs=$results/logs
+mkdir -p "$logs"
+out=$results/check.txt
+: >"$out"
+passed=0 failed=0 skipped=0
+
+report() { # STATUS NAME [DETAIL]
+	local line
+	line=$(printf '%-5s %s%s' "$1" "$2" "${3:+ ($3)}")
+	echo "$line" | tee -a "$out"
+	case $1 in
+	PASS | XFAIL) passed=$((passed + 1)) ;;
+	SKIP) skipped=$((skipped + 1)) ;;
+	*) failed=$((failed + 1)) ;;
+	esac
+}
+
+# How long each step took: printed at the end, since a run's output is all
+# that CI keeps.
+steps=() step_start=$SECONDS
+# CPU time since boot, busy and all, in jiffies (/proc/stat's first line):
+# how busy the machine was during the run says whether it was short of CPU.
+cpu_jiffies() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+read -r busy_start all_start < <(cpu_jiffies)
+step_done() { # NAME
+	steps+=("$1 $((SECONDS - step_start)) s")
+	step_start=$SECONDS
+}
+
+mapfile -t patches < <(series_patches)
+
+# Work that waits on the network or on timeouts runs in the background from
+# the start, beside the builds that keep the CPUs busy: the 6.12 base's
+# download (step 8), then what the real-kernel matrix fetches (sysroots,
+# kernels, root file systems) and the QEMU harness's own tests, which spend
+# most of their two minutes waiting for timeouts, and the guests' perfs,
+# built at the lowest priority (step 9). Each step waits for its job
+# before it starts.
+stable_fetch_pid= vm_early_pid=
+if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
+	BASE=6.12 "$TOP/scripts/build/fetch-base.sh" >"$logs/stable-fetch.log" 2>&1 &
+	stable_fetch_pid=$!
+fi
+if [ "${VM:-1}" != 0 ]; then
+	{
+		# The sysroots first: the cross builds need them, and after
+		# them the downloads and the builds below share no file they
+		# write.
+		"$TOP/vm/host/matrix.sh" -s -o "$results/vm" >"$logs/vm-fetch.log" 2>&1 || true
+		# Kernels and root file systems, then the harness's own tests.
+		# Not niced: the matrix waits for them (at nice 19 beside the
+		# builds the downloads took 1,481 s, not 342 s).
+		{
+			"$TOP/vm/host/matrix.sh" -f -o "$results/vm" >>"$logs/vm-fetch.log" 2>&1 || true
+			"$TOP/checks/vm-harness.sh" "$results/vm-harness" 2>"$logs/vm-harness.log" \
+				>"$logs/vm-harness.txt" || true
+		} &
+		# Beside them, the guests' cross-built perfs, at the lowest
+		# priority: they take the CPU time the steps below leave idle,
+		# and the matrix finds them built. (After the downloads, they
+		# started 12 minutes in and were still building when the steps
+		# below had finished.)
+		nice -n 19 "$TOP/vm/host/matrix.sh" -b -o "$results/vm" >"$logs/vm-build.log" 2>&1 || true
+		wait
+	} &
+	vm_early_pid=$!
+fi
+
+# The matrix rows that also run the 6.12 backport's pair of perfs.
+STABLE_VM_ROWS=(x86_64-kaslr arm64-max-kaslr)
+
+# Extra builds of the series, and their make arguments.
+VARIANTS=(debug sanitize)
+variant_args() {
+	case $1 in
+	debug) args=(DEBUG=1) ;;
+	# ASan turns on reference count checking (tools/lib/perf rc_check.h).
+	sanitize) args=(DEBUG=1
+		"EXTRA_CFLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer") ;;
+	esac
+}
+n=${#patches[@]}
+
+# 1. The series applies to the pinned base, in a scratch worktree.
+"$TOP/scripts/build/worktree.sh" base "$BUILD/trees/apply"
+apply_ok=1
+for i in "${!patches[@]}"; do
+	if ! git -C "$BUILD/trees/apply" am -q --committer-date-is-author-date \
+		"$TOP/${patches[$i]}" >"$logs/apply.log" 2>&1; then
+		git -C "$BUILD/trees/apply" am --abort >/dev/null 2>&1 || true
+		report FAIL "series applies to the base" "patch $((i + 1)) ${patches[$i]} does not apply"
+		apply_ok=0
+		break
+	fi
+done
+[ $apply_ok = 1 ] && report PASS "series applies to the base" \
+	"$n patches: $(postings | wc -l) postings and the check layer"
+
+step_done apply
+
+# 2. build/src is what patches/ and checks/layer/ say (nothing unexported
+# is being tested).
+where="${PATCHES_NAME}${LAYER_DIR:+ and $LAYER_DIR/}"
+if [ "$(tree_patch_ids "$SRC")" = "$(series_patch_ids)" ]; then
+	report PASS "$SRC_NAME matches $where"
+else
+	report FAIL "$SRC_NAME matches $where" "run 'make export' or 'make tree'"
+fi
+
+# 3. checkpatch on every patch. A patch may accept a checkpatch type by
+# giving the reason below its '---' line: "checkpatch: TYPE: reason".
+# Two types are ignored for every patch, for reasons that hold for all:
+# - UNKNOWN_COMMIT_ID: build/src has no upstream history, so checkpatch
+#   cannot look up the commit a Fixes: tag names;
+# - FILE_PATH_CHANGES ("does MAINTAINERS need updating?"): MAINTAINERS'
+#   PERFORMANCE EVENTS SUBSYSTEM entry covers all of tools/perf/, so a new
+#   file there needs no MAINTAINERS change.
+for p in "${patches[@]}"; do
+	ignore=$(sed -n '/^---$/,/^diff --git/s/^checkpatch: \([A-Z_]*\): .*/\1/p' "$TOP/$p" | paste -sd, -)
+	log=$logs/checkpatch-${p//\//_}.log
+	(cd "$SRC" && ./scripts/checkpatch.pl --no-tree --terse --show-types \
+		--ignore "UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES${ignore:+,$ignore}" "$TOP/$p") >"$log" 2>&1 || true
+	findings=$(grep -cE '(ERROR|WARNING|CHECK):' "$log" || true)
+	if [ "$findings" = 0 ]; then
+		report PASS "checkpatch $p"
+	else
+		report FAIL "checkpatch $p" "$findings findings, see ${log#"$TOP"/}"
+	fi
+done
+
+step_done checkpatch
+
+# 4. Every prefix of the series builds (the full series is build/patched).
+# Built from the longest prefix down, in the worktree and object directory
+# make perf left at the series (build-perf.sh --rev): each build then
+# recompiles what one patch changes. Reported shortest first.
+mapfile -t revs < <(git -C "$SRC" rev-list --reverse base..HEAD)
+declare -A bisect_ok=()
+for ((k = n - 1; k >= 1; k--)); do
+	bisect_ok[$k]=no
+	if "$TOP/scripts/build/perf.sh" --rev "${revs[$((k - 1))]}" "$BUILD/bisect" \
+		>"$logs/bisect-$k.log" 2>&1; then
+		bisect_ok[$k]=yes
+	fi
+done
+for ((k = 1; k < n; k++)); do
+	if [ "${bisect_ok[$k]}" = yes ]; then
+		report PASS "builds with patches 1-$k of $n"
+	else
+		report FAIL "builds with patches 1-$k of $n" "see build/results/logs/bisect-$k.log"
+	fi
+done
+if [ -x "$BUILD/patched/perf" ]; then
+	report PASS "builds with patches 1-$n of $n" "build/patched/perf"
+else
+	report FAIL "builds with patches 1-$n of $n" "no build/patched/perf"
+fi
+
+step_done bisect
+
+# 5. perf's own suites, with the patched perf, started from the source tree's
+# tools/perf directory (the shell tests are found from there) and with that
+# perf first on PATH (shell tests run 'perf').
+SUITES=("${PERF_SUITES[@]}")
+run_suites() { # LABEL PERF SRC
+	"$TOP/scripts/check/run-perf-tests.sh" "$1" "$2" "$3" "${SUITES[@]}" >"$logs/suites-$1.txt"
+	while IFS='|' read -r status name detail; do
+		report "$status" "$name" "$detail"
+	done <"$logs/suites-$1.txt"
+}
+# The allocation failure cases of "kcore maps" fail each allocation of a
+# kcore load in turn through an LD_PRELOAD shim (checks/failalloc/), which
+# perf test alone does not have: it skips them.
+run_enomem() { # LABEL PERF
+	local log=$logs/enomem-$1.txt detail
+	if "$TOP/checks/failalloc/run-kcore-enomem.sh" "$2" "$BUILD/failalloc" >"$log" 2>&1; then
+		detail=$(sed -n 's/^\([0-9]*\) loads with an allocation failing.*/\1/p' "$log" |
+			paste -sd+ -)
+		report PASS "$1: kcore maps, allocation failures" "${detail:-?} loads"
+	else
+		# The first reason, so that a run's output alone says why.
+		detail=$(grep -m1 -E '^(no result|FAIL|ERROR|SUMMARY)' "$log" | cut -c1-200) || true
+		report FAIL "$1: kcore maps, allocation failures" \
+			"see ${log#"$TOP"/}${detail:+: $detail}"
+	fi
+}
+run_suites patched "$BUILD/patched/perf" "$SRC"
+run_enomem patched "$BUILD/patched/perf"
+step_done suites
+
+# 5b. The postings alone, as a maintainer applies them: the perf of the last
+# posting's commit (no check layer) runs the suites that exist there, the
+# posted tests among them.
+last_posting=$(postings | tail -1)
+if [ -n "$last_posting" ]; then
+	if "$TOP/scripts/build/perf.sh" --rev "posting/$last_posting" "$BUILD/postings" \
+		>"$logs/build-postings.log" 2>&1; then
+		SUITES=()
+		list=$("$BUILD/postings/perf" test list 2>&1)
+		for suite in "${PERF_SUITES[@]}"; do
+			! grep -qxE " *[0-9]+: $suite" <<<"$list" || SUITES+=("$suite")
+		done
+		"$TOP/scripts/build/worktree.sh" "posting/$last_posting" "$BUILD/trees/postings"
+		run_suites postings "$BUILD/postings/perf" "$BUILD/trees/postings"
+		SUITES=("${PERF_SUITES[@]}")
+	else
+		report FAIL "postings: build" "see build/results/logs/build-postings.log"
+	fi
+	step_done postings
+fi
+
+# 6. The same suites in builds that check more: maps invariants asserted
+# (DEBUG=1), and reference counts, memory errors, leaks and undefined
+# behaviour (REFCNT_CHECKING=1 under AddressSanitizer, LeakSanitizer and
+# UndefinedBehaviorSanitizer).
+for variant in "${VARIANTS[@]}"; do
+	variant_args "$variant"
+	if "$TOP/scripts/build/perf.sh" "$SRC" "$BUILD/variants/$variant" "${args[@]}" \
+		>"$logs/build-$variant.log" 2>&1; then
+		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+			run_suites "$variant" "$BUILD/variants/$variant/perf" "$SRC"
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+			run_enomem "$variant" "$BUILD/variants/$variant/perf"
+	else
+		report FAIL "$variant: build" "see build/results/logs/build-$variant.log"
+	fi
+	step_done "$variant"
+done
+
+# 7. What the base gets wrong: the base with only the series' test patches,
+# whose failures there are listed in checks/xfail-base+tests.txt.
+mapfile -t test_commits < <(git -C "$SRC" log --reverse --format=%H --grep='^perf test: ' base..HEAD)
+if [ ${#test_commits[@]} -gt 0 ]; then
+	"$TOP/scripts/build/worktree.sh" base "$BUILD/trees/base+tests"
+	git -C "$BUILD/trees/base+tests" cherry-pick "${test_commits[@]}" >"$logs/base+tests.log" 2>&1 ||
+		{ git -C "$BUILD/trees/base+tests" cherry-pick --abort >/dev/null 2>&1 || true; }
+	if "$TOP/scripts/build/perf.sh" --rev "$(git -C "$BUILD/trees/base+tests" rev-parse HEAD)" \
+		"$BUILD/base+tests" >>"$logs/base+tests.log" 2>&1; then
+		SUITES=("Kernel maps from kcore" "kcore maps")
+		run_suites base+tests "$BUILD/base+tests/perf" "$BUILD/trees/base+tests"
+	else
+		report FAIL "base+tests: build" "see build/results/logs/base+tests.log"
+	fi
+fi
+
+step_done base+tests
+
+# 8. The 6.12 backport (scripts/check/stable.sh): same subjects as the
+# upstream series, applies, checkpatch, plain and ASan builds, the suites.
+# Checked with the upstream series only (BASE=7.3); STABLE=0 leaves it out.
+if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
+	[ -z "$stable_fetch_pid" ] || wait "$stable_fetch_pid" || true
+	say "the 6.12 backport: base, builds and suites (about 5 minutes)"
+	"$TOP/scripts/check/stable.sh" >"$logs/stable.txt" 2>"$logs/stable.log" || true
+	# Its pair of perfs for the matrix's 6.12 rows (step 9), in the
+	# background at the lowest priority. Its exit status goes to a file:
+	# step 9's background job waits for it there (a job can only 'wait'
+	# for its own children).
+	stable_pair_pid=
+	rm -f "$logs/stable-pair.rc"
+	if [ "${VM:-1}" != 0 ]; then
+		{
+			rc=0
+			{ BASE=6.12 nice -n 19 "$TOP/scripts/build/pair.sh" &&
+				BASE=6.12 nice -n 19 "$TOP/vm/host/build-perf.sh" arm64; } || rc=$?
+			echo "$rc" >"$logs/stable-pair.rc"
+		} >"$logs/stable-pair.log" 2>&1 &
+		stable_pair_pid=$!
+	fi
+	while IFS='|' read -r status name detail; do
+		report "$status" "$name" "$detail"
+	done <"$logs/stable.txt"
+	grep -q . "$logs/stable.txt" ||
+		report FAIL "stable-6.12" "no results: see ${logs#"$TOP"/}/stable.log"
+	step_done stable
+fi
+
+# 9. Real kernels: the QEMU matrix (vm/host/matrix.sh, vm/README.md), both
+# perfs against the real /proc/kcore of Debian's kernels; the baseline's
+# known defects and the emulator's limits are in checks/expect-vm.txt.
+# VM=0 leaves it out, reported as one skipped check.
+if [ "${VM:-1}" = 0 ]; then
+	report SKIP "vm: real-kernel matrix" "VM=0"
+else
+	if kill -0 "$vm_early_pid" 2>/dev/null; then
+		say "waiting for the matrix's downloads, the guests' perfs and the QEMU harness's own tests (logs: build/results/logs/vm-fetch.log, vm-build.log)"
+	fi
+	wait "$vm_early_pid" || true
+	step_done "waiting for the matrix's downloads and builds"
+	while IFS='|' read -r status name detail; do
+		report "$status" "$name" "$detail"
+	done <"$logs/vm-harness.txt"
+	grep -q . "$logs/vm-harness.txt" ||
+		report FAIL "vm harness" "no results: see build/results/logs/vm-harness.log"
+
+	# The 6.12 backport's pair (its baseline and series perfs) on two of
+	# the matrix's 6.12 rows: the stable series meets real kernels too.
+	# One guest at a time, beside the matrix's own: its rows then fill
+	# the CPU the matrix leaves idle while its last rows finish.
+	stable_vm_pid=
+	if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
+		[ -n "$stable_pair_pid" ] || die "internal: no 6.12 pair was built"
+		stable_vm=$TOP/build/stable-6.12/results/vm
+		rm -f "$stable_vm/checks.txt"
+		say "the 6.12 backport's perfs on ${STABLE_VM_ROWS[*]}, beside the matrix (log: build/results/logs/vm-matrix-stable.log)"
+		{
+			while [ ! -e "$logs/stable-pair.rc" ]; do sleep 2; done
+			if [ "$(cat "$logs/stable-pair.rc")" = 0 ]; then
+				BASE=6.12 VM_JOBS=1 "$TOP/vm/host/matrix.sh" -o "$stable_vm" \
+					"${STABLE_VM_ROWS[@]}"
+			fi
+		} >"$logs/vm-matrix-stable.log" 2>&1 &
+		stable_vm_pid=$!
+	fi
+
+	say "real-kernel matrix: QEMU guests (about 20 minutes; log: build/results/logs/vm-matrix.log)"
+	rm -f "$results/vm/checks.txt"
+	"$TOP/vm/host/matrix.sh" -o "$results/vm" 2>&1 | tee "$logs/vm-matrix.log" |
+		grep --line-buffered -E '^(==>|\[)' >&2 || true
+	if [ -s "$results/vm/checks.txt" ]; then
+		while IFS='|' read -r status name detail; do
+			report "$status" "$name" "$detail"
+		done <"$results/vm/checks.txt"
+	else
+		report FAIL "vm: real-kernel matrix" "no verdicts: see build/results/logs/vm-matrix.log"
+	fi
+	step_done matrix
+
+	if [ -n "$stable_vm_pid" ]; then
+		if kill -0 "$stable_vm_pid" 2>/dev/null; then
+			say "waiting for the 6.12 backport's rows (log: build/results/logs/vm-matrix-stable.log)"
+		fi
+		wait "$stable_vm_pid" || true
+		wait "$stable_pair_pid" || true
+		step_done "6.12 rows after the matrix"
+		if [ -s "$stable_vm/checks.txt" ]; then
+			while IFS='|' read -r status name detail; do
+				report "$status" "stable-6.12: $name" "$detail"
+			done <"$stable_vm/checks.txt"
+		else
+			report FAIL "stable-6.12: vm: real-kernel matrix" \
+				"no verdicts: see build/results/logs/stable-pair.log and vm-matrix-stable.log"
+		fi
+	fi
+fi
+
+read -r busy_end all_end < <(cpu_jiffies)
+echo "steps: $(printf '%s, ' "${steps[@]}" | sed 's/, $//'); CPU busy $(((busy_end - busy_start) * 100 / (all_end - all_start)))% of the run" | tee -a "$out"
+echo "make check took $((SECONDS - check_start)) s" | tee -a "$out"
+echo "$passed passed, $failed failed, $skipped skipped" | tee -a "$out"
+[ "$failed" = 0 ]
+}
+
+main "$@"

@@ -1,0 +1,213 @@
+#!/bin/bash
+# make mutants: count which planted mistakes the kcore tests catch.
+#
+# make mutants: would the tests notice if the kcore-merge code were wrong?
+#
+# Each checks/mutants/NN-name.patch is one small, plausible mistake in the
+# code the kcore-merge posting adds (a "mutant"), written as a diff against
+# build/src HEAD; its first line says what it breaks. For each mutant in
+# turn this script
+#   1. resets the scratch worktree build/mutants/tree to build/src HEAD and
+#      applies the mutant with git apply;
+#   2. builds its perf with scripts/build/perf.sh into build/mutants/obj,
+#      one object directory for all mutants, so that each build recompiles
+#      only the file the mutant changes (and the one the last mutant did);
+#   3. runs the two suites with that perf, from the worktree's tools/perf
+#      as scripts/check/run-perf-tests.sh does:
+#      - the posted test: perf test "Kernel maps from kcore" (the
+#        kcore-merge posting's tools/perf/tests/kcore-merge.c);
+#      - our full suite: perf test "kcore maps" (checks/layer/) and its
+#        allocation-failure sweep, checks/failalloc/run-kcore-enomem.sh.
+# A suite kills a mutant when one of its cases fails, or it crashes (a case
+# gives no result line) or runs out of time. First, build/src HEAD itself,
+# unmutated, runs both suites: they must pass there, or no kill means
+# anything.
+#
+# Prints one line per mutant and the totals, and writes the same to
+# build/results/mutants.txt; progress goes to stderr, logs to
+# build/mutants/logs/. A mutant that does not apply or does not build is an
+# ERROR of the run (the mutant, or build/src HEAD under it, needs fixing),
+# never a kill; the exit status is then non-zero.
+#
+# Usage: scripts/check/mutants.sh (after make perf: the Makefile sees to it)
+set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
+
+dir=$BUILD/mutants
+tree=$dir/tree
+obj=$dir/obj
+logs=$dir/logs
+out=$BUILD/results/mutants.txt
+# Time limit of each suite run, in seconds: at HEAD each takes 2 s or less
+# (the posted test 0.3 s, "kcore maps" 1 s, the sweep 1.7 s), so only a
+# hang meets it.
+TIMEOUT=120
+
+# All in a function, so that bash has read the whole script before it runs:
+# editing it during a run cannot change what the run does.
+main() {
+	local start=$SECONDS rev patches p nn name n=0 posted_kills=0 full_kills=0
+	local built posted full e errors=()
+
+	mkdir -p "$dir" "$logs" "$(dirname "$out")"
+	# One run at a time: they share the worktree and the object directory.
+	exec 9>"$dir/lock"
+	flock -n 9 || die "another make mutants is running (lock: ${dir#"$TOP"/}/lock)"
+
+	rev=$(git -C "$SRC" rev-parse HEAD)
+	mapfile -t patches < <(find "$TOP/checks/mutants" -name '[0-9][0-9]-*.patch' | sort)
+	[ ${#patches[@]} -gt 0 ] || die "no mutants in checks/mutants/"
+	rm -f "$logs"/*.log
+	: >"$out"
+	# Whatever happens, leave the worktree at HEAD with no mutant in it.
+	trap reset_tree EXIT
+
+	# HEAD unmutated: it must build and pass both suites.
+	say "build/src HEAD $(git -C "$SRC" rev-parse --short HEAD), unmutated: build and both suites (a first build takes minutes, the mutants' builds seconds)"
+	"$TOP/scripts/build/worktree.sh" "$rev" "$tree"
+	reset_tree
+	build "$logs/00-head-build.log" || die "build/src HEAD does not build: see ${logs#"$TOP"/}/00-head-build.log"
+	head_posted_cases=0 head_suite_cases=0
+	if posted_killed 00-head; then
+		die "the posted test fails on build/src HEAD: see ${logs#"$TOP"/}/00-head-posted.log"
+	fi
+	if full_killed 00-head; then
+		die "the full suite fails on build/src HEAD: see ${logs#"$TOP"/}/00-head-suite.log and 00-head-enomem.log"
+	fi
+	# How many result lines a run that did not crash prints.
+	head_posted_cases=$(count_results "$logs/00-head-posted.log")
+	head_suite_cases=$(count_results "$logs/00-head-suite.log")
+	say "HEAD passes: the posted test ($head_posted_cases cases) and the full suite ($head_suite_cases cases and the sweep)"
+
+	for p in "${patches[@]}"; do
+		n=$((n + 1))
+		name=$(basename "$p" .patch)
+		nn=${name%%-*}
+		name=${name#*-}
+		built=no posted=no full=no
+		say "mutant $nn $name ($n of ${#patches[@]}): $(head -1 "$p" | sed 's/^Mutant: //')"
+		reset_tree
+		if ! git -C "$tree" apply "$p" >"$logs/$nn-apply.log" 2>&1; then
+			errors+=("mutant $nn $name does not apply to build/src HEAD: see ${logs#"$TOP"/}/$nn-apply.log")
+		elif ! build "$logs/$nn-build.log"; then
+			errors+=("mutant $nn $name does not build: see ${logs#"$TOP"/}/$nn-build.log")
+		else
+			built=yes
+			if posted_killed "$nn"; then
+				posted=yes posted_kills=$((posted_kills + 1))
+			fi
+			if full_killed "$nn"; then
+				full=yes full_kills=$((full_kills + 1))
+			fi
+		fi
+		[ $built = yes ] || say "ERROR: ${errors[-1]}"
+		echo "mutant $nn $name: built $built, posted test killed $posted, full suite killed $full" |
+			tee -a "$out"
+	done
+
+	echo "mutants: $posted_kills of $n killed by the posted test, $full_kills of $n by the full suite" |
+		tee -a "$out"
+	for e in "${errors[@]}"; do
+		echo "ERROR: $e" | tee -a "$out"
+	done
+	say "make mutants took $((SECONDS - start)) s (results: ${out#"$TOP"/}, logs: ${logs#"$TOP"/}/)"
+	[ ${#errors[@]} = 0 ]
+}
+
+# The worktree as build/src HEAD has it: the last mutant undone (with fresh
+# modification times, so make recompiles what it had changed).
+reset_tree() {
+	[ -e "$tree/.git" ] || return 0
+	git -C "$tree" reset -q --hard
+	git -C "$tree" clean -fdq
+}
+
+# Build the worktree's perf into the shared object directory.
+build() { # LOG
+	local t=$SECONDS
+	if "$TOP/scripts/build/perf.sh" "$tree" "$obj" >"$1" 2>&1; then
+		say "  built in $((SECONDS - t)) s"
+		return 0
+	fi
+	# make's output, which the next build overwrites.
+	cat "$obj/build.log" >>"$1" 2>/dev/null || true
+	return 1
+}
+
+# The number of result lines (" 12: desc : Ok", " 12.3: desc : FAILED!") in
+# a perf test log.
+count_results() { # LOG
+	grep -cE '^ *[0-9]+(\.[0-9]+)?: .*: (Ok|FAILED!|Skip.*)$' "$1" || true
+}
+
+# Run perf test suite DESC (its exact description) with the worktree's perf
+# from its tools/perf, as run-perf-tests.sh does; log to LOG. Succeeds
+# (returns 0) when the suite kills the mutant: a case failed, the run timed
+# out (TIMEOUT), or it printed fewer result lines than at HEAD (CASES; 0:
+# at least one), which is a crash.
+suite_kills() { # DESC LOG CASES
+	local desc=$1 log=$2 cases=$3 num rc=0 nr
+	# The suite's number: perf test takes a name as a substring.
+	num=$("$obj/perf" test list 2>&1 | awk -v want="$desc" '
+		match($0, /^ *[0-9]+: /) {
+			if (substr($0, RLENGTH + 1) == want) { sub(/:.*/, "", $1); print $1; exit }
+		}')
+	if [ -z "$num" ]; then
+		echo "no test \"$desc\" in this perf" >"$log"
+		say "  $desc: no such test in this perf"
+		return 0
+	fi
+	(cd "$tree/tools/perf" && PATH=$obj:$PATH timeout -k 10 "$TIMEOUT" "$obj/perf" test -vv "$num") \
+		>"$log" 2>&1 || rc=$?
+	nr=$(count_results "$log")
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		say "  $desc: timed out after $TIMEOUT s"
+	elif grep -qE ': FAILED!$' "$log"; then
+		say "  $desc: $(grep -cE ': FAILED!$' "$log") of $nr cases FAILED"
+	elif [ "$nr" = 0 ] || [ "$nr" -lt "$cases" ]; then
+		say "  $desc: $nr result lines, $cases at HEAD: crashed"
+	else
+		say "  $desc: all $nr cases pass"
+		return 1
+	fi
+	return 0
+}
+
+# Whether the posted test kills the mutant (or HEAD) in the worktree; logs
+# LOGS/NN-posted.log.
+posted_killed() { # NN
+	suite_kills "Kernel maps from kcore" "$logs/$1-posted.log" "$head_posted_cases"
+}
+
+# Whether our full suite kills it: perf test "kcore maps" and the
+# allocation-failure sweep (the failalloc shim preloaded; it needs the shim
+# built, which run-kcore-enomem.sh does into build/mutants/failalloc, where
+# it also leaves perf test's output of each case). Logs LOGS/NN-suite.log,
+# NN-enomem.log and NN-enomem-CASE.log.
+full_killed() { # NN
+	local killed=1 rc=0 f
+	suite_kills "kcore maps" "$logs/$1-suite.log" "$head_suite_cases" &&
+		killed=0
+	rm -f "$dir/failalloc/"*.log
+	(cd "$tree/tools/perf" &&
+		timeout -k 10 "$TIMEOUT" "$TOP/checks/failalloc/run-kcore-enomem.sh" \
+			"$obj/perf" "$dir/failalloc") >"$logs/$1-enomem.log" 2>&1 || rc=$?
+	for f in "$dir/failalloc/"*.log; do
+		[ ! -e "$f" ] || cp "$f" "$logs/$1-enomem-$(basename "$f")"
+	done
+	if [ $rc = 0 ]; then
+		say "  allocation failures: $(sed -n 's/^\([0-9]*\) loads with an allocation failing.*/\1/p' \
+			"$logs/$1-enomem.log" | paste -sd+ -) loads pass"
+	else
+		killed=0
+		if [ $rc = 124 ] || [ $rc = 137 ]; then
+			say "  allocation failures: timed out after $TIMEOUT s"
+		else
+			say "  allocation failures: $(grep -m1 -oE '^(no result from perf test|FAIL.*|ERROR.*|SUMMARY.*)' \
+				"$logs/$1-enomem.log" | cut -c1-100 || echo failed) (${logs#"$TOP"/}/$1-enomem*.log)"
+		fi
+	fi
+	return $killed
+}
+
+main "$@"
