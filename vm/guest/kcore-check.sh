@@ -185,7 +185,18 @@ for p in $PERFS; do
 	fi
 	result $p.OCR_KCORE_READS "$reads"
 	result $p.OCR_MATCHES "$(grep -c 'Bytes read match those read by objdump' $FILES/ocr-$p.log)"
+	# The test says Ok when it gets no sample at all: count what it read.
+	result $p.OCR_ADDRESSES "$(grep -c 'Reading object code for memory address' $FILES/ocr-$p.log)"
 done
+# The test samples the first of cpu-cycles, cpu-cycles:u, cpu-clock that
+# opens. Whether cpu-cycles, when it opens, gives samples at all here:
+CYCLES_SAMPLES=none
+set -- $PERFS
+if /perf-$1 record -e cpu-cycles -o /tmp/cycles.data -- sh -c "$SHORT_WORKLOAD" >$FILES/cycles-$1.log 2>&1; then
+	CYCLES_SAMPLES=$(/perf-$1 script -i /tmp/cycles.data -F ip 2>/dev/null | grep -c .)
+fi
+rm -f /tmp/cycles.data
+result CYCLES_SAMPLES "$CYCLES_SAMPLES"
 
 # 1b. The series' "kcore maps" suite (synthetic kcore files, written and
 # read in the guest's own architecture and word size). The baseline has no

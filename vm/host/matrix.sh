@@ -308,7 +308,13 @@ is() { [ "$1" = "$2" ] && echo yes || echo no; }
 			continue
 		fi
 		for p in baseline series; do
-			verdict "$row" "$p" "object code reading" "$(is "$(val $p.OCR)" Ok)" "$(val $p.OCR)"
+			# Ok with no address read is no reading at all: the test
+			# got no sample (CYCLES_SAMPLES says whether cpu-cycles
+			# samples on this guest).
+			ok=$(is "$(val $p.OCR)" Ok)
+			[ "$(val $p.OCR_ADDRESSES)" != 0 ] || ok=no
+			verdict "$row" "$p" "object code reading" $ok \
+				"$(val $p.OCR), $(val $p.OCR_ADDRESSES) addresses read; cpu-cycles samples of a short workload: $(val CYCLES_SAMPLES)"
 			verdict "$row" "$p" "kernel code read from kcore" "$(is "$(val $p.OCR_KCORE)" yes)" \
 				"$(val $p.OCR_KCORE_READS) objdump reads of /proc/kcore, $(val $p.OCR_MATCHES) matches"
 			if [ "$(val $p.KCORE_SUITE)" != n/a ]; then
