@@ -226,6 +226,29 @@ if [ -n "$last_posting" ]; then
 	step_done postings
 fi
 
+# 5c. The vDSO's code read by perf test "Object code reading", with samples
+# in the vDSO (checks/vdso/): 7.3's MMAP2 synthesis gives the vDSO a dso
+# with no data, which the vdso-build-id posting fixes. The base's failure is
+# an XFAIL; the series must read vDSO samples.
+vdso_check() { # LABEL PERF EXPECT(fail|pass)
+	local res ocr read nodata
+	res=$("$TOP/checks/vdso/run.sh" "$2" "$BUILD/vdso-$1" 2>"$logs/vdso-$1.log") || true
+	ocr=$(sed -n 's/^OCR=//p' <<<"$res")
+	read=$(sed -n 's/^VDSO_READ=//p' <<<"$res")
+	nodata=$(sed -n 's/^VDSO_NO_DATA=//p' <<<"$res")
+	local detail="$ocr, vDSO samples read: ${read:-?}, with no data: ${nodata:-?}; log: ${BUILD#"$TOP"/}/vdso-$1/ocr.log"
+	case $3:$ocr:$read:$nodata in
+	pass:Ok:[1-9]*:0) report PASS "$1: Object code reading with vDSO samples" "$detail" ;;
+	fail:FAILED!:0:[1-9]*) report XFAIL "$1: Object code reading with vDSO samples" "$detail; expected: a [vdso] dso with no data (vdso-build-id)" ;;
+	*) report FAIL "$1: Object code reading with vDSO samples" "$detail" ;;
+	esac
+}
+if [ "$BASE" = 7.3 ]; then
+	vdso_check baseline "$BUILD/baseline/perf" fail
+	vdso_check patched "$BUILD/patched/perf" pass
+	step_done vdso
+fi
+
 # 6. The same suites in builds that check more: maps invariants asserted
 # (DEBUG=1), and reference counts, memory errors, leaks and undefined
 # behaviour (REFCNT_CHECKING=1 under AddressSanitizer, LeakSanitizer and
