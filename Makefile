@@ -2,7 +2,7 @@
 # built), scripts/check and scripts/bench (what checks it), vm/host (the QEMU
 # guests). See README.md.
 .DEFAULT_GOAL := perf
-.PHONY: perf deps fetch tree export check bench check-vm demo mutants results clean distclean
+.PHONY: perf deps fetch tree export check check-configs bench check-vm demo mutants results clean distclean
 
 B := scripts/build
 C := scripts/check
@@ -39,6 +39,11 @@ export:
 # it also checks the 6.12 backport (scripts/check/stable.sh).
 check: perf
 	@$(C)/check.sh
+
+# The series built in the distribution's configuration, with clang, and in
+# perf's own build-test configurations that touch kcore (scripts/check/configs.sh).
+check-configs: tree
+	@$(C)/configs.sh -r
 
 # perf bench internals kcore-load, baseline against the series, side by side.
 # BENCH_ARGS: options of scripts/bench/compare.sh, for one table instead of

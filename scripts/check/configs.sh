@@ -1,0 +1,98 @@
+#!/bin/bash
+# make check-configs: build the series in the distribution's and perf's own build-test configurations.
+#
+# Each configuration builds the series (build/src's HEAD: the postings and
+# our check layer) in a worktree and object directory of its own,
+# build/configs/NAME. perf builds with -Werror, so a new warning fails the
+# build. When the series does not build, the base is built in the same
+# place: a configuration the base does not build in either is a SKIP with
+# the base's first error, one only the series breaks is a FAIL.
+#
+#   distro         the distribution's configuration (base.conf: PERF_DISTRO_FLAGS)
+#   clang-19       the same with CC=clang-19
+#   no_libelf      perf's tests/make make_no_libelf: kcore is not read at all,
+#                  the kcore tests must say Skip
+#   no_libdw       make_no_libdw
+#   refcnt_check   make_refcnt_check: REFCNT_CHECKING without AddressSanitizer
+#   minimal        make_minimal (perf's list of NO_* flags)
+#   util_map_o     make_util_map_o: util/map.o alone
+#
+# Prints one line per configuration (STATUS|build: NAME|detail), as
+# scripts/check/check.sh reports them, and with -r runs the two kcore suites
+# in each perf built. Usage: scripts/check/configs.sh [-r] [NAME...]
+. "$(dirname "$0")/../lib.sh"
+
+run_suites=0
+if [ "${1:-}" = -r ]; then
+	run_suites=1
+	shift
+fi
+
+config_args() { # NAME: sets args
+	case $1 in
+	distro) args=("${PERF_DISTRO_FLAGS[@]}") ;;
+	clang-19) args=(CC=clang-19 "${PERF_DISTRO_FLAGS[@]}") ;;
+	no_libelf) args=("${PERF_DISTRO_FLAGS[@]}" NO_LIBELF=1) ;;
+	no_libdw) args=("${PERF_DISTRO_FLAGS[@]}" NO_LIBDW=1) ;;
+	refcnt_check) args=("${PERF_DISTRO_FLAGS[@]}" EXTRA_CFLAGS=-DREFCNT_CHECKING=1) ;;
+	minimal)
+		args=(NO_LIBPYTHON=1 NO_DEMANGLE=1 NO_LIBELF=1 NO_BACKTRACE=1 NO_LIBNUMA=1
+			NO_LIBBIONIC=1 NO_LIBDW=1 NO_LIBBPF=1 NO_SDT=1 NO_JVMTI=1 NO_LIBZSTD=1
+			NO_CAPSTONE=1) ;;
+	util_map_o) args=("${PERF_DISTRO_FLAGS[@]}") ;;
+	*) die "no configuration '$1'" ;;
+	esac
+}
+
+# make in the configuration's tree at REV; the log goes to OUT/build.log.
+build_at() { # NAME REV OUT
+	local tree=$BUILD/trees/config-$1 target=()
+	"$TOP/scripts/build/worktree.sh" "$2" "$tree" >/dev/null
+	config_args "$1"
+	[ "$1" != util_map_o ] || target=(util/map.o)
+	mkdir -p "$3"
+	make -C "$tree/tools/perf" -j"$(nproc)" O="$3" "${PERF_MAKE_FLAGS[@]}" "${args[@]}" \
+		"${target[@]}" >"$3/build.log" 2>&1
+}
+
+first_error() { # LOG
+	grep -m1 -E 'error|Error' "$1" | cut -c1-160
+}
+
+# The kcore suites must pass, or say Skip where perf reads no ELF.
+check_suites() { # NAME PERF
+	local out verdicts
+	out=$("$2" test "Kernel maps from kcore" "kcore maps" 2>&1)
+	verdicts=$(sed -n 's/^ *[0-9.]*: .* : \([A-Za-z!]*\).*/\1/p' <<<"$out" | grep -v Running | sort | uniq -c |
+		awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }')
+	case $1:$verdicts in
+	no_libelf:*Ok* | minimal:*Ok*) echo "FAIL|suites: $1|$verdicts: without libelf every case must say Skip" ;;
+	no_libelf:*Skip* | minimal:*Skip*) echo "PASS|suites: $1|$verdicts" ;;
+	*:*FAILED* | *:) echo "FAIL|suites: $1|${verdicts:-no verdict}" ;;
+	*) echo "PASS|suites: $1|$verdicts" ;;
+	esac
+}
+
+"$TOP/scripts/build/install-deps.sh" "${DISTRO_PACKAGES[@]}" >&2
+configs=("$@")
+[ ${#configs[@]} -gt 0 ] || configs=(distro clang-19 no_libelf no_libdw refcnt_check minimal util_map_o)
+for name in "${configs[@]}"; do
+	out=$BUILD/configs/$name
+	start=$SECONDS
+	say "configuration $name: building the series (log: ${out#"$TOP"/}/build.log)"
+	if build_at "$name" HEAD "$out"; then
+		echo "PASS|build: $name|the series builds ($((SECONDS - start)) s)"
+		if [ $run_suites = 1 ] && [ -x "$out/perf" ] && [ "$name" != util_map_o ]; then
+			check_suites "$name" "$out/perf"
+		fi
+		continue
+	fi
+	error=$(first_error "$out/build.log")
+	cp "$out/build.log" "$out/build-series.log"
+	say "configuration $name: the series does not build; building the base"
+	if build_at "$name" base "$out"; then
+		echo "FAIL|build: $name|the base builds, the series does not: $error"
+	else
+		echo "SKIP|build: $name|the base does not build either: $(first_error "$out/build.log")"
+	fi
+done
