@@ -69,7 +69,7 @@ addresses() { # PATCH...
 
 # Export the commits FROM..TO to folder DIR (relative to TOP).
 export_range() { # FROM TO DIR
-	local from=$1 to=$2 dir=$3 prefix p note n=0 out
+	local from=$1 to=$2 dir=$3 prefix p note n=0 out shortlog_name
 	out=$out_top/$dir
 	[ -n "$(git -C "$SRC" rev-list "$from..$to")" ] || die "$dir: no commits in $from..$to"
 	prefix=$(sed -n 's/^# subject-prefix: //p' "$TOP/$dir/series" 2>/dev/null | head -1) || true
@@ -82,6 +82,20 @@ export_range() { # FROM TO DIR
 		! -name '0000-cover-letter.patch' -delete
 	[ "$out" = "$TOP/$dir" ] || [ ! -f "$TOP/$dir/0000-cover-letter.patch" ] ||
 		cp "$TOP/$dir/0000-cover-letter.patch" "$out/"
+	# A cover letter ends with its patches' shortlog and diffstat, as git
+	# format-patch --cover-letter writes them: made again at each export.
+	if [ -f "$out/0000-cover-letter.patch" ]; then
+		shortlog_name=$GIT_AUTHOR_NAME
+		[ -z "$author" ] || shortlog_name=${author% <*}
+		sed -i '/^---$/,$d' "$out/0000-cover-letter.patch"
+		{
+			echo "---"
+			echo
+			git -C "$SRC" shortlog "$from..$to" |
+				sed "s|^$GIT_AUTHOR_NAME (|${shortlog_name} (|"
+			git -C "$SRC" diff --stat=72 "$from..$to"
+		} >>"$out/0000-cover-letter.patch"
+	fi
 	{
 		echo "# The patches of $dir, in the order git am applies them (scripts/build/export-series.sh)."
 		echo "# subject-prefix: $prefix"
