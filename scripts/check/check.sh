@@ -226,6 +226,46 @@ if [ -n "$last_posting" ]; then
 	step_done postings
 fi
 
+# 5b'. A posting that needs another (patches/postings' third column) on the
+# base with only the postings it needs: what a maintainer who applies just
+# those builds and tests. The perf is built like step 5b's, in the shared
+# object directory, so only the files that differ recompile.
+posting_commits() { # NAME: its commits, oldest first
+	local prev=base name
+	for name in $(postings); do
+		if [ "$name" = "$1" ]; then
+			git -C "$SRC" rev-list --reverse "posting/$prev..posting/$name"
+			return
+		fi
+		prev=$name
+	done
+}
+alone_tree=$BUILD/trees/alone
+while read -r name _ needs _; do
+	case $name:$needs in \#* | *: | *:-) continue ;; esac
+	"$TOP/scripts/build/worktree.sh" base "$alone_tree"
+	mapfile -t commits < <(posting_commits "$needs"; posting_commits "$name")
+	label="$name on the base with only $needs"
+	if ! git -C "$alone_tree" cherry-pick "${commits[@]}" >"$logs/alone-$name.log" 2>&1; then
+		git -C "$alone_tree" cherry-pick --abort >/dev/null 2>&1 || true
+		report FAIL "$label: applies" "see build/results/logs/alone-$name.log"
+		continue
+	fi
+	if "$TOP/scripts/build/perf.sh" --rev "$(git -C "$alone_tree" rev-parse HEAD)" \
+		"$BUILD/alone" >>"$logs/alone-$name.log" 2>&1; then
+		SUITES=()
+		list=$("$BUILD/alone/perf" test list 2>&1)
+		for suite in "${PERF_SUITES[@]}"; do
+			! grep -qxE " *[0-9]+: $suite" <<<"$list" || SUITES+=("$suite")
+		done
+		run_suites "alone-$name" "$BUILD/alone/perf" "$alone_tree"
+		SUITES=("${PERF_SUITES[@]}")
+	else
+		report FAIL "$label: build" "see build/results/logs/alone-$name.log"
+	fi
+done < <(grep -v '^#' "$PATCHES/postings" | awk -v b="$BASE." 'NF >= 3 && index($2, b) == 1')
+step_done alone
+
 # 5c. The vDSO's code read by perf test "Object code reading", with samples
 # in the vDSO (checks/vdso/): 7.3's MMAP2 synthesis gives the vDSO a dso
 # with no data, which the vdso-build-id posting fixes. The base's failure is
