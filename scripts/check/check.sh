@@ -307,6 +307,18 @@ for variant in "${VARIANTS[@]}"; do
 	step_done "$variant"
 done
 
+# 6b. The configurations perf's maintainers and the kernel test robot build:
+# the distribution's (auxtrace and CoreSight on), clang 19, and perf's own
+# no_libelf, no_libdw, refcnt_check, minimal and util_map_o, each building
+# the files the series changes (scripts/check/configs.sh -o; make
+# check-configs builds and tests whole perfs). DEBUG=1 is step 6's debug.
+"$TOP/scripts/check/configs.sh" -o >"$logs/configs.txt" 2>"$logs/configs.log" || true
+while IFS='|' read -r status name detail; do
+	report "$status" "$name" "$detail"
+done <"$logs/configs.txt"
+grep -q . "$logs/configs.txt" || report FAIL "build: configurations" "no results: see build/results/logs/configs.log"
+step_done configurations
+
 # 7. What the base gets wrong: the base with only the series' test patches,
 # whose failures there are listed in checks/xfail-base+tests.txt.
 mapfile -t test_commits < <(git -C "$SRC" log --reverse --format=%H --grep='^perf test: ' base..HEAD)

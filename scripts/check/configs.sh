@@ -19,14 +19,17 @@
 #
 # Prints one line per configuration (STATUS|build: NAME|detail), as
 # scripts/check/check.sh reports them, and with -r runs the two kcore suites
-# in each perf built. Usage: scripts/check/configs.sh [-r] [NAME...]
+# in each perf built. With -o (make check) each configuration builds only
+# the objects of the C files the series changes in tools/perf, with the
+# libraries they need, in one make: what a new warning would break, at a
+# fraction of a full build. Usage: scripts/check/configs.sh [-r|-o] [NAME...]
 . "$(dirname "$0")/../lib.sh"
 
-run_suites=0
-if [ "${1:-}" = -r ]; then
-	run_suites=1
-	shift
-fi
+run_suites=0 objects=0
+case ${1:-} in
+-r) run_suites=1 && shift ;;
+-o) objects=1 && shift ;;
+esac
 
 config_args() { # NAME: sets args
 	case $1 in
@@ -44,15 +47,34 @@ config_args() { # NAME: sets args
 	esac
 }
 
+# The objects of the C files that REV changes in tools/perf (its own
+# libraries are built by perf's 'prepare'), each as the configuration
+# builds it: without libelf, symbol-minimal.c instead of symbol-elf.c.
+changed_objects() { # NAME REV
+	git -C "$SRC" diff --name-only base "$2" -- tools/perf | sed -n 's|^tools/perf/\(.*\)\.c$|\1.o|p' |
+		case $1 in
+		no_libelf | minimal) sed 's|^util/symbol-elf\.o$|util/symbol-minimal.o|' ;;
+		*) cat ;;
+		esac
+}
+
 # make in the configuration's tree at REV; the log goes to OUT/build.log.
 build_at() { # NAME REV OUT
-	local tree=$BUILD/trees/config-$1 target=()
+	local tree=$BUILD/trees/config-$1 target=() makefile=()
 	"$TOP/scripts/build/worktree.sh" "$2" "$tree" >/dev/null
 	config_args "$1"
-	[ "$1" != util_map_o ] || target=(util/map.o)
 	mkdir -p "$3"
-	make -C "$tree/tools/perf" -j"$(nproc)" O="$3" "${PERF_MAKE_FLAGS[@]}" "${args[@]}" \
-		"${target[@]}" >"$3/build.log" 2>&1
+	if [ "$1" = util_map_o ]; then
+		target=(util/map.o)
+	elif [ $objects = 1 ]; then
+		# One make of Makefile.perf itself: perf's Makefile would run
+		# a make per goal, each preparing the libraries again.
+		makefile=(-f Makefile.perf)
+		mapfile -t target < <(changed_objects "$1" "$2")
+		target=("$(realpath -m "$3")/libsymbol/libsymbol.a" "${target[@]}")
+	fi
+	make -C "$tree/tools/perf" "${makefile[@]}" -j"$(nproc)" O="$(realpath -m "$3")" \
+		"${PERF_MAKE_FLAGS[@]}" "${args[@]}" "${target[@]}" >"$3/build.log" 2>&1
 }
 
 first_error() { # LOG
@@ -76,12 +98,19 @@ check_suites() { # NAME PERF
 "$TOP/scripts/build/install-deps.sh" "${DISTRO_PACKAGES[@]}" >&2
 configs=("$@")
 [ ${#configs[@]} -gt 0 ] || configs=(distro clang-19 no_libelf no_libdw refcnt_check minimal util_map_o)
+what="the series builds"
+[ $objects = 0 ] || what="the series' changed files build"
 for name in "${configs[@]}"; do
 	out=$BUILD/configs/$name
+	[ $objects = 0 ] || out=$BUILD/configs-objects/$name
 	start=$SECONDS
 	say "configuration $name: building the series (log: ${out#"$TOP"/}/build.log)"
 	if build_at "$name" HEAD "$out"; then
-		echo "PASS|build: $name|the series builds ($((SECONDS - start)) s)"
+		if [ "$name" = util_map_o ]; then
+			echo "PASS|build: $name|util/map.o builds ($((SECONDS - start)) s)"
+		else
+			echo "PASS|build: $name|$what ($((SECONDS - start)) s)"
+		fi
 		if [ $run_suites = 1 ] && [ -x "$out/perf" ] && [ "$name" != util_map_o ]; then
 			check_suites "$name" "$out/perf"
 		fi
