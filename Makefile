@@ -2,7 +2,7 @@
 # built), scripts/check and scripts/bench (what checks it), vm/host (the QEMU
 # guests). See README.md.
 .DEFAULT_GOAL := perf
-.PHONY: perf deps fetch tree export check check-configs bench check-vm demo mutants results clean distclean
+.PHONY: perf deps fetch tree export check check-configs check-full bench check-vm demo mutants results clean distclean
 
 B := scripts/build
 C := scripts/check
@@ -45,6 +45,11 @@ check: perf
 check-configs: tree
 	@$(C)/configs.sh -r
 
+# Every perf test suite on this host, the 7.3 base against the series, in the
+# distribution's configuration; not part of make check (scripts/check/full.sh).
+check-full: tree
+	@$(C)/full.sh
+
 # perf bench internals kcore-load, baseline against the series, side by side.
 # BENCH_ARGS: options of scripts/bench/compare.sh, for one table instead of
 # the default two.
@@ -72,7 +77,7 @@ results:
 
 clean:
 	for b in build build/stable-6.12; do \
-		rm -rf $$b/baseline $$b/patched $$b/obj $$b/bisect $$b/variants $$b/trees $$b/results $$b/src.tmp $$b/base+tests $$b/mutants; \
+		rm -rf $$b/baseline $$b/patched $$b/obj $$b/bisect $$b/variants $$b/trees $$b/results $$b/src.tmp $$b/base+tests $$b/mutants $$b/full; \
 		git -C $$b/src worktree prune 2>/dev/null || true; \
 	done
 
