@@ -77,8 +77,9 @@ build_at() { # NAME REV OUT
 		"${PERF_MAKE_FLAGS[@]}" "${args[@]}" "${target[@]}" >"$3/build.log" 2>&1
 }
 
+# The compiler's or make's first error (not an object named *error*.o).
 first_error() { # LOG
-	grep -m1 -E 'error|Error' "$1" | cut -c1-160
+	grep -m1 -E '(error|Error)( [0-9]+)?:|\*\*\*' "$1" | cut -c1-160
 }
 
 # The kcore suites must pass, or say Skip where perf reads no ELF.
