@@ -3,7 +3,8 @@
 #
 # Each configuration builds the series (build/src's HEAD: the postings and
 # our check layer) in a worktree and object directory of its own,
-# build/configs/NAME. perf builds with -Werror, so a new warning fails the
+# build/configs/NAME (with -o, build/configs-objects/, shared where
+# config_dir() says). perf builds with -Werror, so a new warning fails the
 # build. When the series does not build, the base is built in the same
 # place: a configuration the base does not build in either is a SKIP with
 # the base's first error, one only the series breaks is a FAIL.
@@ -58,23 +59,43 @@ changed_objects() { # NAME REV
 		esac
 }
 
-# make in the configuration's tree at REV; the log goes to OUT/build.log.
+# Where a configuration builds. With -o, the gcc configurations that
+# differ only in perf's own NO_* flags share one worktree and object
+# directory: perf's build records each object's command line (.cmd files)
+# and recompiles an object whose command changed, so each configuration
+# recompiles the objects its flags change and reuses the feature tests and
+# the libraries, which those flags do not touch. clang-19 and refcnt_check
+# (EXTRA_CFLAGS) change every command: each has its own.
+config_dir() { # NAME
+	case $objects:$1 in
+	1:distro | 1:no_libelf | 1:no_libdw | 1:minimal | 1:util_map_o) echo gcc ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# make in the configuration's tree at REV; the log goes to OUT/build-NAME.log.
 build_at() { # NAME REV OUT
-	local tree=$BUILD/trees/config-$1 target=() makefile=()
+	local tree=$BUILD/trees/config-$(config_dir "$1") target=() makefile=()
 	"$TOP/scripts/build/worktree.sh" "$2" "$tree" >/dev/null
 	config_args "$1"
 	mkdir -p "$3"
 	if [ "$1" = util_map_o ]; then
+		# In a shared directory another configuration may have built it.
+		rm -f "$3/util/map.o"
 		target=(util/map.o)
 	elif [ $objects = 1 ]; then
 		# One make of Makefile.perf itself: perf's Makefile would run
 		# a make per goal, each preparing the libraries again.
 		makefile=(-f Makefile.perf)
 		mapfile -t target < <(changed_objects "$1" "$2")
+		# Makefile.perf's rule for an object named as a goal does not
+		# look at its sources or its command line: one that exists (from
+		# another configuration or an earlier run) is "up to date".
+		(cd "$3" && rm -f "${target[@]}")
 		target=("$(realpath -m "$3")/libsymbol/libsymbol.a" "${target[@]}")
 	fi
 	make -C "$tree/tools/perf" "${makefile[@]}" -j"$(nproc)" O="$(realpath -m "$3")" \
-		"${PERF_MAKE_FLAGS[@]}" "${args[@]}" "${target[@]}" >"$3/build.log" 2>&1
+		"${PERF_MAKE_FLAGS[@]}" "${args[@]}" "${target[@]}" >"$3/build-$1.log" 2>&1
 }
 
 # The compiler's or make's first error (not an object named *error*.o).
@@ -103,9 +124,9 @@ what="the series builds"
 [ $objects = 0 ] || what="the series' changed files build"
 for name in "${configs[@]}"; do
 	out=$BUILD/configs/$name
-	[ $objects = 0 ] || out=$BUILD/configs-objects/$name
+	[ $objects = 0 ] || out=$BUILD/configs-objects/$(config_dir "$name")
 	start=$SECONDS
-	say "configuration $name: building the series (log: ${out#"$TOP"/}/build.log)"
+	say "configuration $name: building the series (log: ${out#"$TOP"/}/build-$name.log)"
 	if build_at "$name" HEAD "$out"; then
 		if [ "$name" = util_map_o ]; then
 			echo "PASS|build: $name|util/map.o builds ($((SECONDS - start)) s)"
@@ -117,12 +138,12 @@ for name in "${configs[@]}"; do
 		fi
 		continue
 	fi
-	error=$(first_error "$out/build.log")
-	cp "$out/build.log" "$out/build-series.log"
+	error=$(first_error "$out/build-$name.log")
+	cp "$out/build-$name.log" "$out/build-$name-series.log"
 	say "configuration $name: the series does not build; building the base"
 	if build_at "$name" base "$out"; then
 		echo "FAIL|build: $name|the base builds, the series does not: $error"
 	else
-		echo "SKIP|build: $name|the base does not build either: $(first_error "$out/build.log")"
+		echo "SKIP|build: $name|the base does not build either: $(first_error "$out/build-$name.log")"
 	fi
 done
