@@ -224,10 +224,13 @@ done
 
 # 2. One system-wide recording of a kernel-heavy workload (with the baseline;
 # the series perf if that one fails), read back by both perfs.
-progress "recording the workload (perf record -a -e cpu-clock)"
+# At most 1000 samples a second: perf's default 4000 gave the s390x and
+# riscv64 rows 50,000-100,000 samples, whose perf script and perf report
+# (four of each per row) took a minute under TCG.
+progress "recording the workload (perf record -a -e cpu-clock -F 1000)"
 rec=none
 for p in $PERFS; do
-	/perf-$p record -a -e cpu-clock -o /tmp/x.data -- sh -c "$WORKLOAD" >$FILES/record-$p.log 2>&1
+	/perf-$p record -a -e cpu-clock -F 1000 -o /tmp/x.data -- sh -c "$WORKLOAD" >$FILES/record-$p.log 2>&1
 	rc=$?
 	result $p.RECORD "$(status_of $rc)"
 	if [ $rc -eq 0 ]; then
