@@ -46,7 +46,9 @@ check-configs: tree
 	@$(C)/configs.sh -r
 
 # Every perf test suite on this host, the 7.3 base against the series, in the
-# distribution's configuration; not part of make check (scripts/check/full.sh).
+# distribution's configuration, and the C suites of maps, symbols and kcore in
+# an arm64 and an x86_64 QEMU guest; not part of make check
+# (scripts/check/full.sh; FULL_HOST=0: the guests only, FULL_VM=0: the host only).
 check-full: tree
 	@$(C)/full.sh
 

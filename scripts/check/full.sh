@@ -1,7 +1,6 @@
 #!/bin/bash
-# make check-full: every perf test on this host, the 7.3 base against the series, in the distribution's configuration.
-#
-# Not covered yet: the same in the arm64 and x86_64 QEMU guests (this host only).
+# make check-full: every perf test on this host, the 7.3 base against the series, in the distribution's configuration,
+# and perf test's C suites of maps, symbols and kcore in an arm64 and an x86_64 QEMU guest.
 #
 # Builds perf from the base (build/src's commit 'base') and from the series
 # (build/src's HEAD: the postings and our check layer), both with
@@ -22,14 +21,36 @@
 # Ok on the base and is not Ok with the series (FAILED, Skip, timed out, no
 # result or missing) on a first run and again when both are run once more.
 #
-# Writes build/results/perf-test.json (cleared at the start of each run),
-# the logs of every test under build/results/logs/full/, and the list of
-# what is not Ok on both to build/full/not-ok-on-both/KERNEL.txt, whose
-# changes since the last run on the same kernel it prints as notes.
+# Then the same in QEMU guests of a 7.x kernel with KASLR, where /proc/kcore
+# is real (matrix rows arm64-max-kaslr-7.2 and x86_64-kaslr-7.2, one after
+# the other, booted by vm/host/run.sh): the C suites vm/guest/perf-tests.sh
+# names, which exercise maps, symbols, DSOs and kcore, with the matrix's two
+# perfs of the row's architecture (built as vm/host/matrix.sh -b builds them
+# if need be). The guests have busybox sh and no bash, python or perl, so
+# perf's shell tests cannot run there. The guest reruns a suite with a case
+# Ok on the base and not with the series itself; this host applies the same
+# rule to its runs, keyed to the guest's kernel (uname -r in the guest). A
+# guest that does not run to its end counts as one failure.
+#
+# Writes build/results/perf-test.json: the host's results at the top level
+# as before, each guest's under "guests" (ROW: kernel, tests, ...), what is
+# not Ok on both under "not_ok_on_both" per kernel. The part a run leaves
+# out (FULL_HOST=0, FULL_VM=0) is carried over from the last results
+# (perf-test.json.prev), marked "host_from_earlier_run" or
+# "guests_from_earlier_run". The logs of every test go under
+# build/results/logs/full/, the guests' runs under build/results/full-vm/ROW/,
+# and the list of what is not Ok on both to
+# build/full/not-ok-on-both/KERNEL.txt, whose changes since the last run on
+# the same kernel it prints as notes.
 # Ends with "N passed, N failed" (test cases compared without regression,
-# regressions); exits non-zero if any regressed.
+# on the host and in the guests; regressions and guests that did not run);
+# exits non-zero if any.
 # Usage: scripts/check/full.sh   (FULL_TIMEOUT: seconds per test, 120;
-# FULL_ONLY=REGEX: only the tests whose description matches, for a quick try)
+# FULL_ONLY=REGEX: only the tests whose description matches, for a quick try,
+# host and guests; FULL_RERUNS: reruns of a suspect, 3; FULL_HOST=0: the
+# guests only; FULL_VM=0: this host only; FULL_VM_ROWS: the rows, default
+# "arm64-max-kaslr-7.2 x86_64-kaslr-7.2"; FULL_VM_TIMEOUT: seconds per run
+# of a suite in a guest, 600)
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -43,16 +64,36 @@ results=$BUILD/results
 logs=$results/logs/full
 json=$results/perf-test.json
 kernel=$(uname -r)
+host_logs='' guests=''
 mkdir -p "$full" "$results"
-rm -f "$json"
+# The last results stay as perf-test.json.prev: the part a run leaves out
+# (FULL_HOST=0 or FULL_VM=0) is carried over from them, marked as such.
+if [ -f "$json" ]; then mv -f "$json" "$json.prev"; fi
+
+base_rev=$(git -C "$SRC" rev-parse --verify 'base^{commit}')
+series_rev=$(git -C "$SRC" rev-parse --verify 'HEAD^{commit}')
+if [ "${FULL_HOST:-1}" != 0 ]; then
+	host_tests
+	host_logs=$logs
+fi
+if [ "${FULL_VM:-1}" != 0 ]; then
+	guest_tests
+fi
+
+# 5. The comparison: perf-test.json, the summary and the verdict.
+rc=0
+compare report || rc=$?
+say "make check-full took $((SECONDS - start)) s"
+return $rc
+}
+
+# Every perf test on this host, base and series (steps 1 to 3).
+host_tests() {
 rm -rf "$logs"
 mkdir -p "$logs"
-
 "$TOP/scripts/build/install-deps.sh" "${DISTRO_PACKAGES[@]}" >&2
 
 # 1. The two perfs.
-base_rev=$(git -C "$SRC" rev-parse --verify 'base^{commit}')
-series_rev=$(git -C "$SRC" rev-parse --verify 'HEAD^{commit}')
 build_side base "$base_rev"
 build_side series "$series_rev"
 say "[$((SECONDS - start)) s] base $(git -C "$SRC" log -1 --format='%h %s' "$base_rev")"
@@ -89,12 +130,84 @@ for desc in "${again[@]}"; do
 		run_test series "$desc" "$run"
 	done
 done
+}
 
-# 4. The comparison: perf-test.json, the summary and the verdict.
-rc=0
-compare report || rc=$?
-say "make check-full took $((SECONDS - start)) s"
-return $rc
+# 4. The C suites of vm/guest/perf-tests.sh in QEMU guests of a 7.x kernel
+# with KASLR, where /proc/kcore is real and of the layouts the series is
+# about (this host has none). The guests have busybox sh only: perf's shell
+# tests cannot run there. One guest at a time: each QEMU takes a CPU for
+# itself for minutes (TCG), and this machine is shared. Each row's run goes
+# to build/results/full-vm/ROW/ (vm/host/run.sh's files, and logs/: the
+# guest's runs laid out as this host's, for the same comparison).
+guest_tests() {
+local rows row arch dir out=$results/full-vm rc t0
+read -ra rows <<<"${FULL_VM_ROWS:-arm64-max-kaslr-7.2 x86_64-kaslr-7.2}"
+rm -rf "$out"
+mkdir -p "$out"
+# The perfs are the matrix's: build/vm/perf/ARCH/ for another architecture
+# than this host's, built (or found up to date) as vm/host/matrix.sh -b
+# builds them; amd64's are build/{baseline,patched}/perf (make perf).
+for arch in $(for row in "${rows[@]}"; do row_arch "$row"; done | sort -u); do
+	say "[$((SECONDS - start)) s] $arch perfs for the guests (vm/host/build-perf.sh $arch;" \
+		"a cross build takes minutes the first time)"
+	nice -n 10 "$TOP/vm/host/build-perf.sh" "$arch" >&2 ||
+		die "no $arch perfs for the guests (vm/host/build-perf.sh $arch failed)"
+done
+# run.sh copies the guest script as it is: the settings go in front of it.
+# FULL_VM_TIMEOUT: seconds per run of a suite in a guest (TCG is slow).
+{
+	head -1 "$TOP/vm/guest/perf-tests.sh"
+	echo "PT_TIMEOUT=${FULL_VM_TIMEOUT:-600}"
+	echo "PT_RERUNS=${FULL_RERUNS:-3}"
+	printf "PT_ONLY='%s'\n" "$(printf '%s' "${FULL_ONLY:-.}" | sed "s/'/'\\\\''/g")"
+	tail -n +2 "$TOP/vm/guest/perf-tests.sh"
+} >"$out/perf-tests.sh"
+for row in "${rows[@]}"; do
+	dir=$out/$row
+	mkdir -p "$dir"
+	t0=$SECONDS
+	say "[$((SECONDS - start)) s] guest $row: boot, then the suites with each perf" \
+		"(log: ${dir#"$TOP"/}/run.log)"
+	rc=0
+	# The whole run's limit: every suite twice, and the reruns.
+	VM_RUN_TIMEOUT=${VM_RUN_TIMEOUT:-5400} nice -n 5 "$TOP/vm/host/run.sh" "$row" "$out/perf-tests.sh" "$dir" 2>&1 |
+		tee "$dir/run.log" >&2 || rc=${PIPESTATUS[0]}
+	[ "$rc" -eq 0 ] || say "guest $row: vm/host/run.sh exited with $rc"
+	if [ "$(row_arch "$row")" = amd64 ]; then
+		printf '%s\n' "${PERF_BASELINE:-build/baseline/perf}" "${PERF_SERIES:-build/patched/perf}"
+	else
+		printf '%s\n' "build/vm/perf/$(row_arch "$row")/"{baseline,series}/perf
+	fi >"$dir/perfs.txt"
+	guest_logs "$dir"
+	guests+=$row$'\t'$dir$'\n'
+	say "[$((SECONDS - start)) s] guest $row: done in $((SECONDS - t0)) s"
+done
+}
+
+# The Debian architecture of a matrix row.
+row_arch() { # ROW
+	sed -n 's/^DEB_ARCH=\([a-z0-9]*\).*/\1/p' "$TOP/vm/configs/$1.conf"
+}
+
+# Lay out a guest's runs (its PT_RUN lines and files) as this host's logs:
+# DIR/logs/{SIDE-list.txt,index.tsv,SIDE/NUM-RUN.log}.
+guest_logs() { # DIR
+	local d=$1 f name side
+	grep -q '^PT_KERNEL=' "$d/results.txt" 2>/dev/null || return 0
+	mkdir -p "$d/logs/base" "$d/logs/series"
+	for side in base series; do
+		cp "$d/guest/$side-list.txt" "$d/logs/" 2>/dev/null || : >"$d/logs/$side-list.txt"
+	done
+	{
+		printf 'desc\tside\trun\tnum\trc\tseconds\n'
+		sed -n 's/^PT_RUN=//p' "$d/results.txt" | tr '|' '\t'
+	} >"$d/logs/index.tsv"
+	for f in "$d"/guest/base-*-*.log "$d"/guest/series-*-*.log; do
+		[ -f "$f" ] || continue
+		name=${f##*/}
+		side=${name%%-*}
+		cp "$f" "$d/logs/$side/${name#*-}"
+	done
 }
 
 # Build perf of REV for SIDE (base or series) in build/full/{trees,obj}/SIDE.
@@ -149,38 +262,18 @@ run_test() { # SIDE DESC RUN
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$desc" "$side" "$run" "$num" "$rc" "$((SECONDS - t0))" >>"$logs/index.tsv"
 }
 
-# Parse the logs. 'compare rerun' prints the tests to run again; 'compare
-# report' writes perf-test.json and the summary, and fails on a regression.
+# Parse the logs. 'compare rerun' prints the host's tests to run again (the
+# guests rerun their own); 'compare report' writes perf-test.json and the
+# summary, and fails on a regression or a guest that did not run.
 compare() { # MODE
-	MODE=$1 LOGS=$logs JSON=$json KERNEL=$kernel FULL=$full TOP=$TOP \
+	MODE=$1 LOGS=$host_logs GUESTS=$guests JSON=$json PREV=$json.prev KERNEL=$kernel FULL=$full TOP=$TOP \
 		BASE_REV="$(git -C "$SRC" describe --tags --always "$base_rev") ($base_rev)" \
 		SERIES_REV="$(git -C "$SRC" describe --tags --always "$series_rev") ($series_rev)" \
 		TIMEOUT=$timeout_s ELAPSED=$((SECONDS - start)) ONLY=${FULL_ONLY:-} python3 - <<'PY'
-import csv, json, os, re, sys
+import csv, json, os, re, sys, time
 
-logs, mode = os.environ["LOGS"], os.environ["MODE"]
+mode, top = os.environ["MODE"], os.environ["TOP"]
 OK = "Ok"
-
-def listed(side):
-    """{desc: [subtest descs]} of SIDE's 'perf test list'."""
-    tests, cur = {}, None
-    for line in open(f"{logs}/{side}-list.txt", errors="replace"):
-        m = re.match(r"^ *(\d+)(\.\d+)?: (.*)$", line.rstrip("\n"))
-        if not m:
-            continue
-        if m.group(2):
-            tests[cur].append(m.group(3))
-        else:
-            cur = m.group(3)
-            tests[cur] = []
-    return tests
-
-lists = {s: listed(s) for s in ("base", "series")}
-runs = {}  # (desc, side, run) -> (num, rc, seconds)
-with open(f"{logs}/index.tsv") as f:
-    for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
-        runs[(row["desc"], row["side"], int(row["run"]))] = (row["num"], int(row["rc"]), int(row["seconds"]))
-
 VERDICT = re.compile(r"^ *(\d+)(?:\.(\d+))?: (.*?) *: (Ok|FAILED!|Skip(?: \((.*)\))?)$")
 
 def why(verdict, block):
@@ -198,183 +291,284 @@ def why(verdict, block):
             return hits[-1]
     return said[-1] if said else "(the test printed no reason)"
 
-def parse(desc, side, run):
-    """{case: (verdict, reason)} of one run; case "" is a suite without subtests."""
-    subs = lists[side].get(desc)
-    if subs is None:
-        return {c: ("Missing", "no such test in this perf") for c in cases(desc)}
-    num, rc, secs = runs[(desc, side, run)]
-    found, block, inside = {}, [], False
-    for line in open(f"{logs}/{side}/{num}-{run}.log", errors="replace"):
-        line = line.rstrip("\n")
-        if line == "---- start ----":
-            block, inside = [], True
-            continue
-        if line.startswith("---- end"):
-            inside = False
-            continue
-        if inside:
-            block.append(line)
-            continue
-        m = VERDICT.match(line)
-        if not m or m.group(1) != num:
-            continue
-        verdict = {"Ok": "Ok", "FAILED!": "FAILED"}.get(m.group(4), "Skip")
-        reason = m.group(5) or ""
-        if verdict != OK and not reason:
-            reason = why(verdict, block)
-        last = m.group(3) if m.group(2) else ""
-        found[last] = (verdict, reason[:300])
-    if rc in (124, 137):
-        missing = ("Timeout", f"no verdict after {os.environ['TIMEOUT']} s")
-        # perf test reports the case it was in when killed as FAILED.
-        if found and found[last][0] == "FAILED":
-            found[last] = missing
-    else:
-        missing = ("NoResult", f"no verdict; perf test exited with {rc}")
-    return {c: found.get(c, missing) for c in (subs or [""])}
+class Place:
+    """The runs of one machine, the host or a guest: LOGS holds each perf's
+    'perf test list' (SIDE-list.txt), index.tsv (a line per run) and the
+    runs' output (SIDE/NUM-RUN.log)."""
 
-def cases(desc):
-    """The cases of DESC in either perf: "" alone, or its subtests."""
-    out = []
-    for s in ("series", "base"):
-        for c in lists[s].get(desc) or [""] if desc in lists[s] else []:
-            if c not in out:
-                out.append(c)
-    if len(out) > 1 and "" in out:
-        out.remove("")
-    return out
+    def __init__(self, logs, timeout):
+        self.logs, self.timeout = logs, timeout
+        self.lists = {s: self.listed(s) for s in ("base", "series")}
+        self.runs = {}  # (desc, side, run) -> (num, rc, seconds)
+        with open(f"{logs}/index.tsv") as f:
+            for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
+                self.runs[(row["desc"], row["side"], int(row["run"]))] = (
+                    row["num"], int(row["rc"]), int(row["seconds"]))
+        self.descs = list(dict.fromkeys(d for d, side, run in self.runs if run == 1))
 
-def compared(desc, run):
-    b, s = parse(desc, "base", run), parse(desc, "series", run)
-    all_cases = cases(desc)
-    # A suite one perf runs whole and the other in subtests: the whole
-    # suite's verdict stands for each subtest.
-    if list(b) == [""]:
-        b = {c: b[""] for c in all_cases}
-    if list(s) == [""]:
-        s = {c: s[""] for c in all_cases}
-    miss = ("Missing", "not in this perf's test list")
-    return {c: (b.get(c, miss), s.get(c, miss)) for c in all_cases}
+    def listed(self, side):
+        """{desc: [subtest descs]} of SIDE's 'perf test list'."""
+        tests, cur = {}, None
+        for line in open(f"{self.logs}/{side}-list.txt", errors="replace"):
+            m = re.match(r"^ *(\d+)(\.\d+)?: (.*)$", line.rstrip("\n"))
+            if not m:
+                continue
+            if m.group(2):
+                tests[cur].append(m.group(3))
+            else:
+                cur = m.group(3)
+                tests[cur] = []
+        return tests
 
-descs = list(dict.fromkeys(d for d, side, run in runs if run == 1))
+    def parse(self, desc, side, run):
+        """{case: (verdict, reason)} of one run; case "" is a suite without subtests."""
+        subs = self.lists[side].get(desc)
+        if subs is None:
+            return {c: ("Missing", "no such test in this perf") for c in self.cases(desc)}
+        num, rc, secs = self.runs[(desc, side, run)]
+        found, block, inside, last = {}, [], False, ""
+        for line in open(f"{self.logs}/{side}/{num}-{run}.log", errors="replace"):
+            line = line.rstrip("\n")
+            if line == "---- start ----":
+                block, inside = [], True
+                continue
+            if line.startswith("---- end"):
+                inside = False
+                continue
+            if inside:
+                block.append(line)
+                continue
+            m = VERDICT.match(line)
+            if not m or m.group(1) != num:
+                continue
+            verdict = {"Ok": "Ok", "FAILED!": "FAILED"}.get(m.group(4), "Skip")
+            reason = m.group(5) or ""
+            if verdict != OK and not reason:
+                reason = why(verdict, block)
+            last = m.group(3) if m.group(2) else ""
+            found[last] = (verdict, reason[:300])
+        if rc in (124, 137):
+            missing = ("Timeout", f"no verdict after {self.timeout} s")
+            # perf test reports the case it was in when killed as FAILED.
+            if found and found[last][0] == "FAILED":
+                found[last] = missing
+        else:
+            missing = ("NoResult", f"no verdict; perf test exited with {rc}")
+        return {c: found.get(c, missing) for c in (subs or [""])}
+
+    def cases(self, desc):
+        """The cases of DESC in either perf: "" alone, or its subtests."""
+        out = []
+        for s in ("series", "base"):
+            for c in self.lists[s].get(desc) or [""] if desc in self.lists[s] else []:
+                if c not in out:
+                    out.append(c)
+        if len(out) > 1 and "" in out:
+            out.remove("")
+        return out
+
+    def compared(self, desc, run):
+        b, s = self.parse(desc, "base", run), self.parse(desc, "series", run)
+        all_cases = self.cases(desc)
+        # A suite one perf runs whole and the other in subtests: the whole
+        # suite's verdict stands for each subtest.
+        if list(b) == [""]:
+            b = {c: b[""] for c in all_cases}
+        if list(s) == [""]:
+            s = {c: s[""] for c in all_cases}
+        miss = ("Missing", "not in this perf's test list")
+        return {c: (b.get(c, miss), s.get(c, miss)) for c in all_cases}
 
 def suspect(pair):
     return pair[0][0] == OK and pair[1][0] != OK
 
 if mode == "rerun":
-    for d in descs:
-        if any(suspect(p) for p in compared(d, 1).values()):
+    host = Place(os.environ["LOGS"], os.environ["TIMEOUT"])
+    for d in host.descs:
+        if any(suspect(p) for p in host.compared(d, 1).values()):
             print(d)
     sys.exit(0)
 
-tests, regressions, flaky, pairs, both, new_not_ok = [], [], [], {}, [], []
-for d in descs:
-    first = compared(d, 1)
-    agains = [compared(d, r) for r in sorted({k[2] for k in runs if k[0] == d and k[2] > 1})]
-    entry = {"desc": d,
-             "base_id": next((r[0] for k, r in runs.items() if k[:2] == (d, "base")), None),
-             "series_id": next((r[0] for k, r in runs.items() if k[:2] == (d, "series")), None),
-             "seconds": {s: runs[(d, s, 1)][2] for s in ("base", "series") if (d, s, 1) in runs},
-             "subtests": []}
-    for c, (b, s) in first.items():
-        name = f"{d}: {c}" if c else d
-        rec = {"base": b[0], "series": s[0]}
-        reasons = {k: v[1] for k, v in (("base", b), ("series", s)) if v[0] != OK and v[1]}
-        if reasons:
-            rec["reason"] = reasons
-        regressed = False
-        if suspect((b, s)):
-            # A regression only if every rerun is Ok on the base and not
-            # with the series.
-            again = [a[c] for a in agains if c in a] or [(b, s)]
-            rec["rerun"] = [{"base": b2[0], "series": s2[0]} for b2, s2 in again]
-            regressed = all(suspect(p) for p in again)
-            (regressions if regressed else flaky).append(
-                {"test": name, "base": b[0], "series": s[0], "rerun": rec["rerun"], "reason": reasons})
-        rec["regression"] = regressed
-        pair = f"{b[0]}/{s[0]}"
-        pairs[pair] = pairs.get(pair, 0) + 1
-        if OK not in (b[0], s[0]) and "Missing" not in (b[0], s[0]):
-            both.append(f"{name}\t{b[0]}/{s[0]}\t{s[1] or b[1]}")
-        elif b[0] == "Missing" and s[0] != OK:
-            new_not_ok.append(f"{name}\t{s[0]}\t{s[1]}")
-        if c:
-            entry["subtests"].append(dict(desc=c, **rec))
+def judge(place):
+    """Every case of PLACE, base against series: the report's part of it."""
+    tests, regressions, flaky, pairs, both, new_not_ok = [], [], [], {}, [], []
+    runs = place.runs
+    for d in place.descs:
+        first = place.compared(d, 1)
+        agains = [place.compared(d, r) for r in sorted({k[2] for k in runs if k[0] == d and k[2] > 1})]
+        entry = {"desc": d,
+                 "base_id": next((r[0] for k, r in runs.items() if k[:2] == (d, "base")), None),
+                 "series_id": next((r[0] for k, r in runs.items() if k[:2] == (d, "series")), None),
+                 "seconds": {s: runs[(d, s, 1)][2] for s in ("base", "series") if (d, s, 1) in runs},
+                 "subtests": []}
+        for c, (b, s) in first.items():
+            name = f"{d}: {c}" if c else d
+            rec = {"base": b[0], "series": s[0]}
+            reasons = {k: v[1] for k, v in (("base", b), ("series", s)) if v[0] != OK and v[1]}
+            if reasons:
+                rec["reason"] = reasons
+            regressed = False
+            if suspect((b, s)):
+                # A regression only if every rerun is Ok on the base and not
+                # with the series.
+                again = [a[c] for a in agains if c in a] or [(b, s)]
+                rec["rerun"] = [{"base": b2[0], "series": s2[0]} for b2, s2 in again]
+                regressed = all(suspect(p) for p in again)
+                (regressions if regressed else flaky).append(
+                    {"test": name, "base": b[0], "series": s[0], "rerun": rec["rerun"], "reason": reasons})
+            rec["regression"] = regressed
+            pair = f"{b[0]}/{s[0]}"
+            pairs[pair] = pairs.get(pair, 0) + 1
+            if OK not in (b[0], s[0]) and "Missing" not in (b[0], s[0]):
+                both.append(f"{name}\t{b[0]}/{s[0]}\t{s[1] or b[1]}")
+            elif b[0] == "Missing" and s[0] != OK:
+                new_not_ok.append(f"{name}\t{s[0]}\t{s[1]}")
+            if c:
+                entry["subtests"].append(dict(desc=c, **rec))
+            else:
+                entry.update(rec)
+        if entry["subtests"]:
+            def worst(side):
+                v = [t[side] for t in entry["subtests"] if t[side] != "Missing"]
+                if not v:
+                    return "Missing"
+                for w in ("NoResult", "Timeout", "FAILED"):
+                    if w in v:
+                        return w
+                return OK if OK in v else "Skip"
+            entry["base"], entry["series"] = worst("base"), worst("series")
+            entry["regression"] = any(t["regression"] for t in entry["subtests"])
         else:
-            entry.update(rec)
-    if entry["subtests"]:
-        def worst(side):
-            v = [t[side] for t in entry["subtests"] if t[side] != "Missing"]
-            if not v:
-                return "Missing"
-            for w in ("NoResult", "Timeout", "FAILED"):
-                if w in v:
-                    return w
-            return OK if OK in v else "Skip"
-        entry["base"], entry["series"] = worst("base"), worst("series")
-        entry["regression"] = any(t["regression"] for t in entry["subtests"])
-    else:
-        del entry["subtests"]
-    tests.append(entry)
+            del entry["subtests"]
+        tests.append(entry)
+    part = {"pairs": dict(sorted(pairs.items(), key=lambda kv: -kv[1])),
+            "regressions": regressions, "flaky": flaky,
+            "not_ok_on_both": both,
+            "series_only_not_ok": [dict(zip(("test", "series", "reason"), l.split("\t"))) for l in new_not_ok],
+            "tests": tests}
+    return part
 
+def notes(kernel, both):
+    """What is not Ok on both, kept per kernel: its changes are notes only.
+    Returns the list's file, relative to TOP."""
+    known_dir = os.path.join(os.environ["FULL"], "not-ok-on-both")
+    os.makedirs(known_dir, exist_ok=True)
+    known = os.path.join(known_dir, kernel + ".txt")
+    if os.environ["ONLY"]:  # a partial run says nothing of the list
+        known = os.devnull
+    elif os.path.exists(known):
+        # A test and its verdicts; a reason may name a pid or an address.
+        key = lambda l: "\t".join(l.split("\t")[:2])
+        old = {key(l) for l in open(known).read().splitlines()}
+        now = {key(l) for l in both}
+        for l in sorted(old - now):
+            print(f"note: no longer not Ok on both on {kernel}: {l}")
+        for l in sorted(now - old):
+            print(f"note: newly not Ok on both on {kernel}: {l}")
+    with open(known, "w") as f:
+        f.write("".join(l + "\n" for l in both))
+    return known.replace(top + "/", "")
+
+def summary(title, kernel, part, known, where=""):
+    pairs, both, tests = part["pairs"], part["not_ok_on_both"], part["tests"]
+    print(f"{title}: test cases by verdict, base/series ({sum(pairs.values())} cases in {len(tests)} tests):")
+    for p, n in pairs.items():
+        print(f"  {n:5d}  {p}")
+    print(f"not Ok on both ({len(both)}; {known}):")
+    for l in both:
+        name, pair, why = l.split("\t")
+        print(f"  {pair:16s} {name}: {why}")
+    if part["series_only_not_ok"]:
+        print(f"not Ok in tests only the series has ({len(part['series_only_not_ok'])}):")
+        for t in part["series_only_not_ok"]:
+            print(f"  {t['series']:16s} {t['test']}: {t['reason']}")
+    for f in part["flaky"]:
+        then = ", ".join(f"{r['base']}/{r['series']}" for r in f["rerun"])
+        print(f"FLAKY {where}{f['test']}: {f['base']}/{f['series']}, then {then}")
+    for r in part["regressions"]:
+        why = r["reason"].get("series", "")
+        print(f"FAIL  {where}{r['test']}: Ok on the base, {r['series']} with the series in every run{': ' + why if why else ''}")
+
+def as_json(kernel, part):
+    both = part["not_ok_on_both"]
+    return dict(part, not_ok_on_both={kernel: [dict(zip(("test", "verdicts", "reason"), l.split("\t"))) for l in both]})
+
+passed = failed = 0
 kernel = os.environ["KERNEL"]
-report = {"host_kernel": kernel, "host_kernel_version": os.uname().version,
-          "machine": os.uname().machine,
+report = {"finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
           "base": os.environ["BASE_REV"], "series": os.environ["SERIES_REV"],
-          "seconds": int(os.environ["ELAPSED"]),
-          "timeout_seconds": int(os.environ["TIMEOUT"]),
-          "pairs": dict(sorted(pairs.items(), key=lambda kv: -kv[1])),
-          "regressions": regressions, "flaky": flaky,
-          "not_ok_on_both": {kernel: [dict(zip(("test", "verdicts", "reason"), l.split("\t"))) for l in both]},
-          "series_only_not_ok": [dict(zip(("test", "series", "reason"), l.split("\t"))) for l in new_not_ok],
-          "tests": tests}
+          "seconds": int(os.environ["ELAPSED"])}
+prev = {}
+if os.path.exists(os.environ["PREV"]):
+    try:
+        prev = json.load(open(os.environ["PREV"]))
+    except ValueError:
+        pass
+    # Results of before "finished" was written: the file's time says when.
+    prev.setdefault("finished", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(os.environ["PREV"]))))
+HOST_KEYS = ("host_kernel", "host_kernel_version", "machine", "timeout_seconds", "pairs", "regressions",
+             "flaky", "not_ok_on_both", "series_only_not_ok", "tests")
+print(f"base {os.environ['BASE_REV']}, series {os.environ['SERIES_REV']}")
+if os.environ["LOGS"]:
+    part = judge(Place(os.environ["LOGS"], os.environ["TIMEOUT"]))
+    report.update({"host_kernel": kernel, "host_kernel_version": os.uname().version,
+                   "machine": os.uname().machine, "timeout_seconds": int(os.environ["TIMEOUT"])})
+    report.update(as_json(kernel, part))
+    summary(f"host kernel {kernel}", kernel, part, notes(kernel, part["not_ok_on_both"]))
+    passed += sum(part["pairs"].values()) - len(part["regressions"])
+    failed += len(part["regressions"])
+elif "host_kernel" in prev:
+    # FULL_HOST=0: the host's part of the last run that had one stays, marked.
+    report.update({k: prev[k] for k in HOST_KEYS if k in prev})
+    report["not_ok_on_both"] = {k: v for k, v in prev.get("not_ok_on_both", {}).items() if k == prev["host_kernel"]}
+    report["host_from_earlier_run"] = prev.get("host_from_earlier_run") or prev["finished"]
+    print(f"host: not run (FULL_HOST=0); perf-test.json keeps the host's part of the run of {report['host_from_earlier_run']}")
+
+# The guests: GUESTS has a line "ROW<TAB>DIR" per row booted.
+guests = {}
+for line in filter(None, os.environ["GUESTS"].split("\n")):
+    row, d = line.split("\t")
+    res = {}
+    if os.path.exists(f"{d}/results.txt"):
+        for l in open(f"{d}/results.txt", errors="replace"):
+            k, _, v = l.rstrip("\n").partition("=")
+            res.setdefault(k, v)
+    g = {"status": res.get("STATUS", "not-run"), "kernel_package": res.get("KERNEL_PACKAGE"),
+         "boot_seconds": res.get("BOOT_SECONDS"), "run_seconds": res.get("RUN_SECONDS"),
+         "perfs": open(f"{d}/perfs.txt").read().split("\n")[:2] if os.path.exists(f"{d}/perfs.txt") else None}
+    if g["status"] != "done" or "PT_KERNEL" not in res or not os.path.exists(f"{d}/logs/index.tsv"):
+        g["error"] = res.get("ERROR") or f"the guest did not finish (status {g['status']}; see {d.replace(top + '/', '')}/run.log)"
+        guests[row] = g
+        print(f"FAIL  guest {row}: {g['error']}")
+        failed += 1
+        continue
+    gk = res["PT_KERNEL"]
+    part = judge(Place(f"{d}/logs", res.get("PT_TIMEOUT", "?")))
+    g.update({"kernel": gk, "machine": res.get("PT_MACHINE"), "timeout_seconds": int(res.get("PT_TIMEOUT", 0))})
+    g.update(as_json(gk, part))
+    guests[row] = g
+    report.setdefault("not_ok_on_both", {})[gk] = g["not_ok_on_both"][gk]
+    summary(f"guest {row} (kernel {gk}; {g['run_seconds']} s)", gk, part, notes(gk, part["not_ok_on_both"]),
+            f"{row}: ")
+    passed += sum(part["pairs"].values()) - len(part["regressions"])
+    failed += len(part["regressions"])
+if guests:
+    report["guests"] = guests
+elif prev.get("guests"):
+    # FULL_VM=0: the guests' part of the last run that had one stays, marked.
+    report["guests"] = prev["guests"]
+    report["guests_from_earlier_run"] = prev.get("guests_from_earlier_run") or prev["finished"]
+    for g in prev["guests"].values():
+        if g.get("kernel"):
+            report.setdefault("not_ok_on_both", {})[g["kernel"]] = g["not_ok_on_both"][g["kernel"]]
+    print(f"guests: not run (FULL_VM=0); perf-test.json keeps those of the run of {report['guests_from_earlier_run']}")
+
 with open(os.environ["JSON"], "w") as f:
     json.dump(report, f, indent=1, ensure_ascii=False)
     f.write("\n")
-
-# What is not Ok on both, kept per host kernel: its changes are notes only.
-known_dir = os.path.join(os.environ["FULL"], "not-ok-on-both")
-os.makedirs(known_dir, exist_ok=True)
-known = os.path.join(known_dir, kernel + ".txt")
-if os.environ["ONLY"]:  # a partial run says nothing of the list
-    known = os.devnull
-elif os.path.exists(known):
-    # A test and its verdicts; a reason may name a pid or an address.
-    key = lambda l: "\t".join(l.split("\t")[:2])
-    old = {key(l) for l in open(known).read().splitlines()}
-    now = {key(l) for l in both}
-    for l in sorted(old - now):
-        print(f"note: no longer not Ok on both on {kernel}: {l}")
-    for l in sorted(now - old):
-        print(f"note: newly not Ok on both on {kernel}: {l}")
-with open(known, "w") as f:
-    f.write("".join(l + "\n" for l in both))
-
-top = os.environ["TOP"]
-print(f"host kernel {kernel}; base {os.environ['BASE_REV']}, series {os.environ['SERIES_REV']}")
-print(f"test cases by verdict, base/series ({sum(pairs.values())} cases in {len(tests)} tests):")
-for p, n in report["pairs"].items():
-    print(f"  {n:5d}  {p}")
-print(f"not Ok on both ({len(both)}; {known.replace(top + '/', '')}):")
-for l in both:
-    name, pair, why = l.split("\t")
-    print(f"  {pair:16s} {name}: {why}")
-if new_not_ok:
-    print(f"not Ok in tests only the series has ({len(new_not_ok)}):")
-    for l in new_not_ok:
-        name, v, why = l.split("\t")
-        print(f"  {v:16s} {name}: {why}")
-for f in flaky:
-    then = ", ".join(f"{r['base']}/{r['series']}" for r in f["rerun"])
-    print(f"FLAKY {f['test']}: {f['base']}/{f['series']}, then {then}")
-for r in regressions:
-    why = r["reason"].get("series", "")
-    print(f"FAIL  {r['test']}: Ok on the base, {r['series']} with the series in every run{': ' + why if why else ''}")
 print(f"results: {os.environ['JSON'].replace(top + '/', '')}")
-passed = sum(pairs.values()) - len(regressions)
-print(f"{passed} passed, {len(regressions)} failed")
-sys.exit(1 if regressions else 0)
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
 PY
 }
 
