@@ -127,6 +127,63 @@ unresolved_percent() {
 	awk '$2 == "[k]" && $3 ~ /^0x/ { sub("%", "", $1); s += $1 } END { printf "%.2f\n", s }' "$1"
 }
 
+# The loaded modules' ranges, "xSTART xEND NAME" with 16 hex digits (an 'x'
+# first, so that awk compares them as strings: 64-bit addresses do not fit
+# its doubles), from /proc/modules (kptr_restrict is 0).
+module_ranges() {
+	while read -r name size _ _ _ addr _; do
+		printf 'x%016x x%016x %s\n' $((addr)) $((addr + size)) "$name"
+	done </proc/modules
+}
+
+# The kernel samples of 'perf script -F misc,ip,sym,dso' output $1 whose
+# address lies in a loaded module: prints "SAMPLES UNRESOLVED HOTTEST", the
+# last being the symbol most of them resolve to (- when none does).
+count_module_samples() {
+	awk 'NR == FNR { s[NR] = $1; e[NR] = $2; n = NR; next }
+	     $1 == "K" {
+		ip = sprintf("%16s", $2); gsub(/ /, "0", ip); ip = "x" ip
+		for (i = 1; i <= n; i++)
+			if (ip >= s[i] && ip < e[i]) {
+				m++
+				if ($3 == "[unknown]") u++; else c[$3]++
+				break
+			}
+	     }
+	     END {
+		best = "-"
+		for (f in c) if (c[f] > c[best]) best = f
+		printf "%d %d %s\n", m, u, best
+	     }' /tmp/module-ranges.txt "$1"
+}
+
+# perf annotate of kernel symbol $2 with perf $1 (from perf.data $3): its
+# code is read from /proc/kcore (or the recording's copy) and disassembled
+# with the guest's objdump; the first instruction must be at the symbol's
+# kallsyms address. Keys $1.$4ANNOTATE, $1.$4ANNOTATE_LINES and
+# $1.$4ANNOTATE_FROM; the output goes to $FILES/$4annotate-$1.txt.
+annotate_symbol() {
+	local p=$1 sym=$2 data=$3 key=$4 out addr rc lines from first
+	out=$FILES/$(echo "$key" | tr 'A-Z_' 'a-z-')annotate-$p
+	addr=$(awk -v s="$sym" '$3 == s { print $1; exit }' /proc/kallsyms | sed 's/^0*//')
+	/perf-$p annotate -i "$data" --stdio "$sym" >$out.txt 2>$out.err
+	rc=$?
+	lines=$(grep -cE '^ +[0-9.]+ +: +[0-9a-f]+:' $out.txt)
+	from=$(sed -n 's/.*Disassembly of \([^ ]*\) .*/\1/p' $out.txt | head -1)
+	first=$(sed -n 's/^ *[0-9.]* *: *\([0-9a-f]*\):.*/\1/p' $out.txt | head -1 | sed 's/^0*//')
+	if [ $rc -ne 0 ]; then
+		result $p.${key}ANNOTATE "$(status_of $rc)"
+	elif [ "$lines" -eq 0 ]; then
+		result $p.${key}ANNOTATE "fail:no-disassembly"
+	elif [ "$first" != "$addr" ]; then
+		result $p.${key}ANNOTATE "fail:starts-at-$first-not-$addr"
+	else
+		result $p.${key}ANNOTATE ok
+	fi
+	result $p.${key}ANNOTATE_LINES "$lines"
+	result $p.${key}ANNOTATE_FROM "${from:-none}"
+}
+
 # --- the guest ---
 result KERNEL "$(uname -r)"
 result MACHINE "$(uname -m)"
@@ -144,6 +201,30 @@ for p in $PERFS; do
 	[ -x /perf-$p ] || { echo "no /perf-$p in the image" >&2; exit 1; }
 	result $p.VERSION "$(/perf-$p version 2>&1 | sed -n 's/^perf version //p')"
 done
+
+# Real modules (the row's MODULES, loaded by init.sh): where they are
+# against the kernel image, and module code for the workloads to run: the
+# writes to a zram disk are compressed by zram with lz4hc (lz4 where it has
+# no lz4hc), whose compressor is a module on Debian's kernels and slow
+# enough to get samples.
+module_ranges >/tmp/module-ranges.txt
+result MODULES_LOADED "$(grep -c . /tmp/module-ranges.txt)"
+result MODULES "$(awk '{ print $3 }' /tmp/module-ranges.txt | paste -sd, -)"
+text=x$(printf '%016x' $((0x$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms))))
+end=x$(printf '%016x' $((0x$(awk '$3 == "_end" { print $1; exit }' /proc/kallsyms))))
+result MODULES_BELOW_TEXT "$(awk -v t=$text '$1 < t' /tmp/module-ranges.txt | grep -c .)"
+result MODULES_ABOVE_END "$(awk -v e=$end '$1 >= e' /tmp/module-ranges.txt | grep -c .)"
+MODULE_WORK=:
+if [ -e /sys/block/zram0 ]; then
+	echo lz4hc >/sys/block/zram0/comp_algorithm 2>/dev/null ||
+		echo lz4 >/sys/block/zram0/comp_algorithm 2>/dev/null
+	if echo 32M >/sys/block/zram0/disksize 2>/dev/null; then
+		MODULE_WORK='dd if=/perf-series of=/dev/zram0 bs=64k count=48 conv=fsync 2>/dev/null'
+	fi
+	result ZRAM_COMP "$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/block/zram0/comp_algorithm)"
+fi
+WORKLOAD="$WORKLOAD; $MODULE_WORK"
+SHORT_WORKLOAD="$SHORT_WORKLOAD; $MODULE_WORK"
 
 # 1. perf test "Object code reading": the kernel part reads /proc/kcore.
 # On riscv the test parses objdump's version as X.Y.Z and calls atoi(NULL)
@@ -240,7 +321,7 @@ for p in $PERFS; do
 done
 result RECORDED_BY $rec
 
-hottest=
+hottest= hottest_module=
 if [ $rec != none ]; then
 	for p in $PERFS; do
 		progress "$p: perf script / perf report"
@@ -250,6 +331,11 @@ if [ $rec != none ]; then
 		result $p.SAMPLES "$1"
 		result $p.KERNEL_SAMPLES "$2"
 		result $p.UNRESOLVED "$3"
+		set -- $(count_module_samples /tmp/script-$p.txt)
+		result $p.MODULE_SAMPLES "$1"
+		result $p.MODULE_UNRESOLVED "$2"
+		result $p.HOTTEST_MODULE_SYMBOL "$3"
+		[ -n "$hottest_module" ] || [ "$3" = - ] || hottest_module=$3
 		/perf-$p report -i /tmp/x.data --stdio --sort sym >$FILES/report-$p.txt 2>$FILES/report-$p.err
 		result $p.REPORT "$(status_of $?)"
 		result $p.REPORT_UNRESOLVED_PCT "$(unresolved_percent $FILES/report-$p.txt)"
@@ -293,33 +379,21 @@ if [ $rec != none ]; then
 		result $p.KALLSYMS_LOST "$(cat /tmp/lost.count)"
 	done
 
-	# 3. Annotate the hottest kernel symbol: its code is read from /proc/kcore
-	# and disassembled with the guest's objdump.
+	# 3. Annotate the hottest kernel symbol, and the module function most
+	# module samples fall in: their code is read from /proc/kcore and
+	# disassembled with the guest's objdump.
 	result ANNOTATED_SYMBOL "${hottest:-none}"
-	hottest_addr=$(awk -v s="$hottest" '$3 == s { print $1; exit }' /proc/kallsyms | sed 's/^0*//')
-	for p in $PERFS; do
-		if [ -z "$hottest" ]; then
-			result $p.ANNOTATE "skip:no-kernel-symbol"
-			continue
-		fi
-		progress "$p: perf annotate $hottest"
-		/perf-$p annotate -i /tmp/x.data --stdio "$hottest" >$FILES/annotate-$p.txt 2>$FILES/annotate-$p.err
-		rc=$?
-		lines=$(grep -cE '^ +[0-9.]+ +: +[0-9a-f]+:' $FILES/annotate-$p.txt)
-		from=$(sed -n 's/.*Disassembly of \([^ ]*\) .*/\1/p' $FILES/annotate-$p.txt | head -1)
-		# The first disassembled instruction must be at the symbol's address.
-		first=$(sed -n 's/^ *[0-9.]* *: *\([0-9a-f]*\):.*/\1/p' $FILES/annotate-$p.txt | head -1 | sed 's/^0*//')
-		if [ $rc -ne 0 ]; then
-			result $p.ANNOTATE "$(status_of $rc)"
-		elif [ "$lines" -eq 0 ]; then
-			result $p.ANNOTATE "fail:no-disassembly"
-		elif [ "$first" != "$hottest_addr" ]; then
-			result $p.ANNOTATE "fail:starts-at-$first-not-$hottest_addr"
-		else
-			result $p.ANNOTATE ok
-		fi
-		result $p.ANNOTATE_LINES "$lines"
-		result $p.ANNOTATE_FROM "${from:-none}"
+	result ANNOTATED_MODULE_SYMBOL "${hottest_module:-none}"
+	for what in "$hottest:" "$hottest_module:MODULE_"; do
+		sym=${what%:*} key=${what##*:}
+		for p in $PERFS; do
+			if [ -z "$sym" ]; then
+				result $p.${key}ANNOTATE "skip:no-symbol"
+				continue
+			fi
+			progress "$p: perf annotate $sym${key:+ (module)}"
+			annotate_symbol $p "$sym" /tmp/x.data "$key"
+		done
 	done
 	if cmp -s $FILES/annotate-baseline.txt $FILES/annotate-series.txt; then
 		result ANNOTATE_SAME yes
@@ -360,6 +434,16 @@ for p in $PERFS; do
 	set -- $(count_samples /tmp/kscript.txt)
 	result $p.KCORE_KERNEL_SAMPLES "$2"
 	result $p.KCORE_UNRESOLVED "$3"
+	set -- $(count_module_samples /tmp/kscript.txt)
+	result $p.KCORE_MODULE_SAMPLES "$1"
+	result $p.KCORE_MODULE_UNRESOLVED "$2"
+	# The copy's modules: the hottest module function annotated from it.
+	if [ "$3" != - ]; then
+		result $p.KCORE_MODULE_SYMBOL "$3"
+		annotate_symbol $p "$3" /tmp/k.data KCORE_MODULE_
+	else
+		result $p.KCORE_MODULE_ANNOTATE "skip:no-module-symbol"
+	fi
 done
 
 # 5. On a row of another architecture than the host's, vm/host/run.sh puts

@@ -93,39 +93,50 @@ result HOST_ANNOTATED_SYMBOL "${sym:-none}"
 addr=$(awk -v s="$sym" '$3 == s { print $1; exit }' "$data/kcore_dir/kallsyms" | sed 's/^0*//')
 result HOST_SYMBOL_ADDRESS "${addr:-none}"
 
-# --- each perf annotates it ---
-for p in baseline series; do
-	case $p in
-	baseline) perf=$PERF_X86_BASELINE ;;
-	series) perf=$PERF_X86_SERIES ;;
-	esac
-	if [ ! -x "$perf" ]; then
-		result "$p.HOST_ANNOTATE" "fail:no-perf"
-		continue
-	fi
-	if ! command -v "$objdump" >/dev/null; then
-		result "$p.HOST_ANNOTATE" "fail:no-$objdump"
-		continue
-	fi
-	result "$p.HOST_VERSION" "$("$perf" version 2>&1 | sed -n 's/^perf version //p')"
-	say "$CONFIG_NAME: host: $p perf annotate $sym ($objdump)"
-	out=$work/annotate-$p.txt err=$work/annotate-$p.err rc=0
-	"$perf" annotate -i "$data" --objdump="$objdump" --stdio "$sym" >"$out" 2>"$err" || rc=$?
-	lines=$(grep -cE '^ +[0-9.]+ +: +[0-9a-f]+:' "$out" || true)
-	first=$(sed -n 's/^ *[0-9.]* *: *\([0-9a-f]*\):.*/\1/p' "$out" | sed -n '1s/^0*//p')
-	if [ "$rc" -ne 0 ]; then
-		verdict=$(status_of "$rc")
-	elif [ "$lines" -eq 0 ]; then
-		verdict=fail:no-disassembly
-	elif [ "$first" != "$addr" ]; then
-		verdict=fail:starts-at-$first-not-$addr
-	else
-		verdict=ok
-	fi
-	result "$p.HOST_ANNOTATE" "$verdict"
-	result "$p.HOST_ANNOTATE_LINES" "$lines"
-	# What perf said, on one line (e.g. "map_symbol__get_arch: unsupported arch 62").
-	result "$p.HOST_ANNOTATE_ERRORS" "$(awk 'NF && n < 5 { printf "%s%s", (n++ ? "; " : ""), $0 }' "$err" |
-		tr '|' '/' | cut -c1-300)"
-done
+# --- each perf annotates it, and the module function the guest annotated
+# from the same copy (KCORE_MODULE_SYMBOL): keys HOST_ and HOST_MODULE_ ---
+host_annotate() { # SYMBOL ADDRESS KEY
+	local sym=$1 addr=$2 key=$3 p perf out err rc lines first verdict
+	for p in baseline series; do
+		case $p in
+		baseline) perf=$PERF_X86_BASELINE ;;
+		series) perf=$PERF_X86_SERIES ;;
+		esac
+		if [ ! -x "$perf" ]; then
+			result "$p.${key}ANNOTATE" "fail:no-perf"
+			continue
+		fi
+		if ! command -v "$objdump" >/dev/null; then
+			result "$p.${key}ANNOTATE" "fail:no-$objdump"
+			continue
+		fi
+		result "$p.HOST_VERSION" "$("$perf" version 2>&1 | sed -n 's/^perf version //p')"
+		say "$CONFIG_NAME: host: $p perf annotate $sym ($objdump)"
+		out=$work/${key}annotate-$p.txt err=$work/${key}annotate-$p.err rc=0
+		"$perf" annotate -i "$data" --objdump="$objdump" --stdio "$sym" >"$out" 2>"$err" || rc=$?
+		lines=$(grep -cE '^ +[0-9.]+ +: +[0-9a-f]+:' "$out" || true)
+		first=$(sed -n 's/^ *[0-9.]* *: *\([0-9a-f]*\):.*/\1/p' "$out" | sed -n '1s/^0*//p')
+		if [ "$rc" -ne 0 ]; then
+			verdict=$(status_of "$rc")
+		elif [ "$lines" -eq 0 ]; then
+			verdict=fail:no-disassembly
+		elif [ "$first" != "$addr" ]; then
+			verdict=fail:starts-at-$first-not-$addr
+		else
+			verdict=ok
+		fi
+		result "$p.${key}ANNOTATE" "$verdict"
+		result "$p.${key}ANNOTATE_LINES" "$lines"
+		# What perf said, on one line (e.g. "map_symbol__get_arch: unsupported arch 62").
+		result "$p.${key}ANNOTATE_ERRORS" "$(awk 'NF && n < 5 { printf "%s%s", (n++ ? "; " : ""), $0 }' "$err" |
+			tr '|' '/' | cut -c1-300)"
+	done
+}
+host_annotate "$sym" "$addr" HOST_
+msym=$(guest_value series.KCORE_MODULE_SYMBOL)
+result HOST_MODULE_SYMBOL "${msym:-none}"
+if [ -n "$msym" ]; then
+	maddr=$(awk -v s="$msym" '$3 == s { print $1; exit }' "$data/kcore_dir/kallsyms" | sed 's/^0*//')
+	host_annotate "$msym" "$maddr" HOST_MODULE_
+fi
 result HOST_ANNOTATE_SECONDS "$(ms_to_s $(($(now_ms) - start)))"

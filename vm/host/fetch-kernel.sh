@@ -7,7 +7,9 @@
 # the host's bookworm), at KERNEL_VERSION when the config pins one; a pin the
 # archive no longer serves (sid moves on) falls back to the newest match,
 # loudly. The kernel image is DIR/KERNEL_FILE, its modules
-# DIR/lib/modules/VERSION (DIR/usr/lib/modules/VERSION from trixie on).
+# DIR/lib/modules/VERSION (DIR/usr/lib/modules/VERSION from trixie on), or,
+# when the row loads MODULES and sets MODULES_PACKAGE, in that package of
+# the same version, whose directory is printed on a line before DIR.
 # Usage: vm/host/fetch-kernel.sh CONFIG
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -51,5 +53,23 @@ say "$CONFIG_NAME: kernel package ${dir##*/} ($suite)"
 images=($dir/$KERNEL_FILE)
 if [ ${#images[@]} -ne 1 ] || [ ! -f "${images[0]}" ]; then
 	die "$CONFIG_NAME: $pkg has no single '$KERNEL_FILE' (found: ${images[*]})"
+fi
+
+# The modules, where they are a package of their own (sid's 7.x kernels:
+# linux-binary-* holds the image, linux-modules-* the modules), of the
+# kernel package's version. Only for a row that loads modules.
+if [ -n "$MODULES" ] && [ -n "$MODULES_PACKAGE" ]; then
+	version=${dir##*/}
+	version=${version#*_}
+	version=${version%_*}
+	version=${version//%3a/:}
+	mapfile -t mods < <(vm_matching_packages "$src" "$MODULES_PACKAGE")
+	[ ${#mods[@]} -eq 1 ] ||
+		die "$CONFIG_NAME: MODULES_PACKAGE='$MODULES_PACKAGE' matches ${#mods[@]} packages of $src (${mods[*]}), not one"
+	say "$CONFIG_NAME: modules package ${mods[0]} $version (about 50-120 MB the first time)"
+	mdir=$(vm_unpack "$src" "${mods[0]}=$version") ||
+		die "$CONFIG_NAME: ${mods[0]}=$version could not be downloaded from $suite"
+	# Printed before the kernel's directory, which comes last.
+	echo "$mdir"
 fi
 echo "$dir"

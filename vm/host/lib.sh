@@ -42,6 +42,7 @@ load_config() {
 	INIT_TIMEOUT=${INIT_TIMEOUT:-300}     # seconds until /init runs
 	RUN_TIMEOUT=${RUN_TIMEOUT:-1800}      # seconds for the whole run
 	MODULES=${MODULES:-}
+	MODULES_PACKAGE=${MODULES_PACKAGE:-} # where the modules are not in KERNEL_PACKAGE
 	QEMU_EXTRA=${QEMU_EXTRA:-}
 	DATA_PORT=${DATA_PORT:-}
 	KERNEL_SUITE=${KERNEL_SUITE:-}       # empty: the host's suites (bookworm)

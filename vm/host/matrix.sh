@@ -185,12 +185,12 @@ md=$outdir/vm-matrix.md
 	echo "(host side: vm/host/annotate.sh);"
 	echo "total ${total} s for ${#rows[@]} rows."
 	echo
-	echo "| guest | kernel | _stext | perf | object code reading | kcore maps suite | kernel samples | unresolved | differing | lost vs kallsyms | annotate | kcore copy: PT_LOADs (overlapping), differing from kcore | annotate on the host | boot s | run s |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| guest | kernel | _stext | perf | object code reading | kcore maps suite | kernel samples | unresolved | differing | lost vs kallsyms | annotate | modules (below _text, above _end) | module samples (unresolved) | module annotate | kcore copy: PT_LOADs (overlapping), differing from kcore | copy: module samples (unresolved), annotate | annotate on the host | boot s | run s |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for row in "${rows[@]}"; do
 		load_results "$row"
 		if [ "$(val STATUS)" != "done" ]; then
-			echo "| $row | $(val KERNEL) ($(val KERNEL_SUITE)) | | — | **$(val STATUS)**: $(val ERROR) | | | | | | | | | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
+			echo "| $row | $(val KERNEL) ($(val KERNEL_SUITE)) | | — | **$(val STATUS)**: $(val ERROR) | | | | | | | | | | | | | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
 			continue
 		fi
 		for p in baseline series; do
@@ -210,9 +210,21 @@ md=$outdir/vm-matrix.md
 			—) ;;
 			*) host="**$host** ($(val HOST_ANNOTATED_SYMBOL))" ;;
 			esac
+			case $(val $p.HOST_MODULE_ANNOTATE) in
+			ok) host="$host; module: ok ($(val HOST_MODULE_SYMBOL))" ;;
+			—) ;;
+			*) host="$host; module: **$(val $p.HOST_MODULE_ANNOTATE)**" ;;
+			esac
+			mann=$(val $p.MODULE_ANNOTATE)
+			[ "$mann" = ok ] && mann="ok ($(val ANNOTATED_MODULE_SYMBOL), $(val $p.MODULE_ANNOTATE_LINES) lines from $(val $p.MODULE_ANNOTATE_FROM))"
+			[ "${mann#fail}" != "$mann" ] && mann="**$mann** ($(val ANNOTATED_MODULE_SYMBOL))"
+			kmann=$(val $p.KCORE_MODULE_ANNOTATE)
+			[ "$kmann" = ok ] && kmann="ok ($(val $p.KCORE_MODULE_SYMBOL))"
 			echo "| $row | $(val KERNEL) ($(val KERNEL_SUITE)) | $(val KERNEL_STEXT) | $p $(val $p.VERSION) | $ocr | $suite |" \
 				"$(val $p.KERNEL_SAMPLES) of $(val $p.SAMPLES) | $(val $p.UNRESOLVED) | $(val DIFFERING) | $(val $p.KALLSYMS_LOST) |" \
-				"$ann | $kc | $host | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
+				"$ann | $(val MODULES_LOADED) ($(val MODULES_BELOW_TEXT), $(val MODULES_ABOVE_END)) |" \
+				"$(val $p.MODULE_SAMPLES) ($(val $p.MODULE_UNRESOLVED)) | $mann | $kc |" \
+				"$(val $p.KCORE_MODULE_SAMPLES) ($(val $p.KCORE_MODULE_UNRESOLVED)), $kmann | $host | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
 		done
 	done
 	echo
@@ -224,7 +236,13 @@ md=$outdir/vm-matrix.md
 	echo "between the two perfs on the same recording; *lost vs kallsyms* counts"
 	echo "samples that perf names with kallsyms alone but names differently, or"
 	echo "not at all, with /proc/kcore; *annotate* is perf annotate"
-	echo "of the hottest kernel symbol; *kcore copy* is perf record --kcore's copy;"
+	echo "of the hottest kernel symbol; *modules* counts the modules loaded (the"
+	echo "row's MODULES and what they need) and those below _text and above _end;"
+	echo "*module samples* counts kernel samples whose address lies in a module"
+	echo "(/proc/modules), and those without a symbol; *module annotate* is perf"
+	echo "annotate of the module function most of them fall in;"
+	echo "*kcore copy* is perf record --kcore's copy, and *copy: module samples*"
+	echo "the same counts and annotate from the copy;"
 	echo "*annotate on the host* (rows of another architecture than the host's) is"
 	echo "the host's own perf, of the base or the series, annotating the hottest"
 	echo "kernel symbol of the guest's perf record --kcore data (recorded by the"
@@ -331,6 +349,18 @@ is() { [ "$1" = "$2" ] && echo yes || echo no; }
 			verdict "$row" "$p" "annotate from kcore" "$(is "$(val $p.ANNOTATE):$(val $p.ANNOTATE_FROM)" ok:kcore)" \
 				"$(val $p.ANNOTATE) $(val ANNOTATED_SYMBOL), $(val $p.ANNOTATE_LINES) lines from $(val $p.ANNOTATE_FROM)"
 			ok=no
+			[ "$(val $p.MODULE_SAMPLES)" != — ] && [ "$(val $p.MODULE_SAMPLES)" -gt 0 ] &&
+				[ "$(val $p.MODULE_UNRESOLVED)" = 0 ] && ok=yes
+			verdict "$row" "$p" "module samples resolve" $ok \
+				"$(val $p.MODULE_UNRESOLVED) unresolved of $(val $p.MODULE_SAMPLES) samples in $(val MODULES_LOADED) modules ($(val MODULES))"
+			verdict "$row" "$p" "module annotate from kcore" "$(is "$(val $p.MODULE_ANNOTATE):$(val $p.MODULE_ANNOTATE_FROM)" ok:kcore)" \
+				"$(val $p.MODULE_ANNOTATE) $(val ANNOTATED_MODULE_SYMBOL), $(val $p.MODULE_ANNOTATE_LINES) lines from $(val $p.MODULE_ANNOTATE_FROM)"
+			ok=no
+			[ "$(val $p.KCORE_MODULE_SAMPLES)" != — ] && [ "$(val $p.KCORE_MODULE_SAMPLES)" -gt 0 ] &&
+				[ "$(val $p.KCORE_MODULE_UNRESOLVED)" = 0 ] && [ "$(val $p.KCORE_MODULE_ANNOTATE)" = ok ] && ok=yes
+			verdict "$row" "$p" "record --kcore copy: module code" $ok \
+				"$(val $p.KCORE_MODULE_UNRESOLVED) unresolved of $(val $p.KCORE_MODULE_SAMPLES) module samples, annotate $(val $p.KCORE_MODULE_SYMBOL): $(val $p.KCORE_MODULE_ANNOTATE), $(val $p.KCORE_MODULE_ANNOTATE_LINES) lines from $(val $p.KCORE_MODULE_ANNOTATE_FROM)"
+			ok=no
 			[ "$(val $p.KCORE_RECORD)" = ok ] && [ "$(val $p.KCORE_COPY_DIFFERING)" = 0 ] &&
 				[ "$(val $p.KCORE_COPY_CHECKED)" != 0 ] &&
 				[ "$(val $p.KCORE_REPORT)" = ok ] && [ "$(val $p.KCORE_UNRESOLVED)" = 0 ] && ok=yes
@@ -342,6 +372,11 @@ is() { [ "$1" = "$2" ] && echo yes || echo no; }
 				detail="$(val $p.HOST_ANNOTATE) $(val HOST_ANNOTATED_SYMBOL), $(val $p.HOST_ANNOTATE_LINES) lines with $(val HOST_OBJDUMP), data $(val HOST_KCORE_DATA), perf $(val $p.HOST_VERSION)"
 				[ "$(val $p.HOST_ANNOTATE)" = ok ] || detail="$detail; perf said: $(val $p.HOST_ANNOTATE_ERRORS)"
 				verdict "$row" "$p" "annotate on the host" "$(is "$(val $p.HOST_ANNOTATE)" ok)" "$detail"
+			fi
+			if [ "$(val $p.HOST_MODULE_ANNOTATE)" != — ]; then
+				detail="$(val $p.HOST_MODULE_ANNOTATE) $(val HOST_MODULE_SYMBOL), $(val $p.HOST_MODULE_ANNOTATE_LINES) lines with $(val HOST_OBJDUMP)"
+				[ "$(val $p.HOST_MODULE_ANNOTATE)" = ok ] || detail="$detail; perf said: $(val $p.HOST_MODULE_ANNOTATE_ERRORS)"
+				verdict "$row" "$p" "module annotate on the host" "$(is "$(val $p.HOST_MODULE_ANNOTATE)" ok)" "$detail"
 			fi
 		done
 		verdict "$row" "" "same symbols with both perfs" "$(is "$(val DIFFERING)" 0)" "$(val DIFFERING) samples differ"

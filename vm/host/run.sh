@@ -61,7 +61,10 @@ fail() { # STATUS EXIT-CODE MESSAGE
 trap 'fail setup-error 2 "setup failed (see the messages above)"' ERR
 
 # --- what the guest boots: the kernel, the rootfs, and this run's overlay ---
-kdir=$("$VM_TOP/vm/host/fetch-kernel.sh" "$CONFIG_FILE" | tail -1)
+mapfile -t kdirs < <("$VM_TOP/vm/host/fetch-kernel.sh" "$CONFIG_FILE")
+[ ${#kdirs[@]} -gt 0 ] || fail setup-error 2 "no kernel for $CONFIG_NAME"
+# The kernel package's directory comes last; a modules package's before it.
+kdir=${kdirs[-1]}
 # shellcheck disable=SC2206
 images=($kdir/$KERNEL_FILE)
 kernel=${images[0]}
@@ -112,16 +115,31 @@ cp "$VM_GUEST/init.sh" "$image/init"
 cp "$guest_script" "$image/guest.sh"
 chmod 755 "$image/init" "$image/guest.sh"
 mkdir -p "$image/modules"
-for m in $MODULES; do
-	# lib/modules, or usr/lib/modules in the usr-merged packages of trixie and sid
-	ko=$(find "$kdir" -path '*/lib/modules/*' -name "$m.ko*" -print -quit)
-	[ -n "$ko" ] || fail setup-error 2 "module $m is not in $kpkg"
+# Each module of MODULES after the modules it depends on (the .ko's
+# depends= field: the packages ship no modules.dep, which depmod makes on
+# installation), each once.
+declare -A module_added=()
+add_module() { # NAME
+	local m=$1 ko dep
+	[ -z "${module_added[$m]:-}" ] || return 0
+	module_added[$m]=1
+	# lib/modules, or usr/lib/modules in the usr-merged packages of trixie
+	# and sid; a file name may have '-' where the module name has '_'.
+	ko=$(find "${kdirs[@]}" -path '*/lib/modules/*' \( -name "$m.ko*" -o -name "${m//_/-}.ko*" \) \
+		-print -quit)
+	[ -n "$ko" ] || fail setup-error 2 "module $m is not in $kpkg${MODULES_PACKAGE:+ or its modules package}"
 	case $ko in
 	*.xz) xz -dc "$ko" >"$image/modules/$m.ko" ;;
 	*.zst) zstd -qdc "$ko" >"$image/modules/$m.ko" ;;
 	*) cp "$ko" "$image/modules/$m.ko" ;;
 	esac
+	for dep in $(strings "$image/modules/$m.ko" | sed -n 's/^depends=//p' | head -1 | tr ',' ' '); do
+		add_module "$dep"
+	done
 	echo "$m.ko" >>"$image/modules/order"
+}
+for m in $MODULES; do
+	add_module "$m"
 done
 # The kernel unpacks concatenated cpio archives one over the other.
 (cd "$image" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
