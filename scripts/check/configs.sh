@@ -50,11 +50,15 @@ config_args() { # NAME: sets args
 
 # The objects of the C files that REV changes in tools/perf (its own
 # libraries are built by perf's 'prepare'), each as the configuration
-# builds it: without libelf, symbol-minimal.c instead of symbol-elf.c.
+# builds it: without libelf, symbol-minimal.c instead of symbol-elf.c;
+# without libdw (and so without libelf), no tests/dwarf-unwind.c
+# (tests/Build: perf-test-$(CONFIG_DWARF_UNWIND)).
 changed_objects() { # NAME REV
 	git -C "$SRC" diff --name-only base "$2" -- tools/perf | sed -n 's|^tools/perf/\(.*\)\.c$|\1.o|p' |
 		case $1 in
-		no_libelf | minimal) sed 's|^util/symbol-elf\.o$|util/symbol-minimal.o|' ;;
+		no_libelf | minimal) sed -e 's|^util/symbol-elf\.o$|util/symbol-minimal.o|' \
+			-e '/^tests\/dwarf-unwind\.o$/d' ;;
+		no_libdw) sed '/^tests\/dwarf-unwind\.o$/d' ;;
 		*) cat ;;
 		esac
 }
