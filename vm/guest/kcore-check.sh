@@ -117,9 +117,12 @@ copy_reads_kcore() {
 	echo "$checked $differing"
 }
 
-# The hottest kernel symbol of a 'perf report --stdio --sort sym' output.
+# The hottest symbol of the kernel proper (a module's have their own check)
+# of a 'perf report --stdio --sort sym' output: /proc/kallsyms names the
+# module of each module symbol in a fourth column.
 hottest_kernel_symbol() {
-	awk '$2 == "[k]" && $3 !~ /^0x/ { print $3; exit }' "$1"
+	awk 'NR == FNR { if (NF >= 4) mod[$3] = 1; next }
+	     $2 == "[k]" && $3 !~ /^0x/ && !($3 in mod) { print $3; exit }' /proc/kallsyms "$1"
 }
 
 # Sum of the percentages of unresolved kernel entries ([k] 0x...) of a report.
