@@ -82,17 +82,19 @@ load_overlaps() {
 	echo "$loads $overlaps"
 }
 
-# Whether the PT_LOADs of the kcore copy $1 read what /proc/kcore holds: the
-# first page of each is compared with /proc/kcore's page at its address
-# (ranges may overlap, as text inside the module range does on arm64; each
-# must read its own bytes). Only the first page, as module data further on
-# may change between the copy and the check. Prints "CHECKED DIFFERING".
+# Whether the PT_LOADs of the kcore copy $1 read what /proc/kcore holds: every
+# page of each is compared with /proc/kcore's page at its address (ranges may
+# overlap, as text inside the module range does on arm64; each must read its
+# own bytes). Prints "RANGES DIFFERING-RANGES PAGES DIFFERING-PAGES"; the
+# differing pages' addresses go to $FILES/$2. The copy is compared once perf
+# has exited: what changed since it was made (module data, text patched
+# meanwhile) shows as differing pages.
 copy_reads_kcore() {
-	readelf -lW "$1" | awk '$1 == "LOAD" && $5 != "0x000000" { print $2, $3 }' >/tmp/copy-loads.txt
+	readelf -lW "$1" | awk '$1 == "LOAD" && $5 != "0x000000" { print $2, $3, $5 }' >/tmp/copy-loads.txt
 	readelf -lW /proc/kcore | awk '$1 == "LOAD" { print $2, $3, $5 }' >/tmp/kcore-loads.txt
-	checked=0
-	differing=0
-	while read -r coff cva; do
+	: >$FILES/$2
+	ranges=0 dranges=0 pages=0 dpages=0
+	while read -r coff cva csz; do
 		va=$(ubias $((cva)))
 		koff=
 		while read -r ko kva ksz; do
@@ -101,20 +103,28 @@ copy_reads_kcore() {
 				break
 			fi
 		done </tmp/kcore-loads.txt
-		checked=$((checked + 1))
-		if [ -z "$koff" ] || [ $((koff % 4096)) -ne 0 ]; then
-			differing=$((differing + 1))
+		ranges=$((ranges + 1))
+		n=$(((csz + 4095) / 4096))
+		pages=$((pages + n))
+		if [ -z "$koff" ] || [ $((koff % 4096)) -ne 0 ] || [ $((coff % 4096)) -ne 0 ]; then
+			echo "$cva: not page-aligned or not in /proc/kcore (copy offset $coff, kcore ${koff:-none})" >>$FILES/$2
+			dranges=$((dranges + 1))
+			dpages=$((dpages + n))
 			continue
 		fi
-		dd if=/proc/kcore of=/tmp/kcore-page bs=4096 skip=$((koff / 4096)) count=1 2>/dev/null
-		if [ $((coff % 4096)) -eq 0 ]; then
-			dd if="$1" of=/tmp/copy-page bs=4096 skip=$((coff / 4096)) count=1 2>/dev/null
-		else
-			dd if="$1" of=/tmp/copy-page bs=1 skip=$((coff)) count=4096 2>/dev/null
-		fi
-		cmp -s /tmp/kcore-page /tmp/copy-page || differing=$((differing + 1))
+		dd if=/proc/kcore of=/tmp/kcore-range bs=4096 skip=$((koff / 4096)) count=$n 2>/dev/null
+		dd if="$1" of=/tmp/copy-range bs=4096 skip=$((coff / 4096)) count=$n 2>/dev/null
+		# cmp -l: the 1-based offsets of differing bytes, in order.
+		d=$(cmp -l /tmp/kcore-range /tmp/copy-range 2>/dev/null |
+			awk -v va="$cva" '{ p = int(($1 - 1) / 4096); if (!(p in seen)) { seen[p] = 1; n++
+				if (n <= 20) printf "%s+%#x\n", va, p * 4096 >> "/dev/stderr" } }
+				END { print n + 0 }' 2>>$FILES/$2)
+		[ "$(wc -c </tmp/kcore-range)" -eq "$(wc -c </tmp/copy-range)" ] || d=$((d + 1))
+		dpages=$((dpages + d))
+		[ "$d" -eq 0 ] || dranges=$((dranges + 1))
 	done </tmp/copy-loads.txt
-	echo "$checked $differing"
+	rm -f /tmp/kcore-range /tmp/copy-range
+	echo "$ranges $dranges $pages $dpages"
 }
 
 # The hottest symbol of the kernel proper (a module's have their own check)
@@ -427,13 +437,16 @@ for p in $PERFS; do
 	result $p.KCORE_COPY_LOADS "$1"
 	result $p.KCORE_COPY_OVERLAPS "$2"
 	result $p.KCORE_COPY_BYTES "$(wc -c <$kcore)"
-	set -- $(copy_reads_kcore $kcore)
+	set -- $(copy_reads_kcore $kcore kcore-copy-differing-pages-$p.txt)
 	result $p.KCORE_COPY_CHECKED "$1"
 	result $p.KCORE_COPY_DIFFERING "$2"
+	result $p.KCORE_COPY_PAGES "$3"
+	result $p.KCORE_COPY_DIFFERING_PAGES "$4"
 	/perf-$p report -i /tmp/k.data --stdio --sort sym >$FILES/report-kcore-$p.txt 2>$FILES/report-kcore-$p.err
 	result $p.KCORE_REPORT "$(status_of $?)"
 	result $p.KCORE_REPORT_UNRESOLVED_PCT "$(unresolved_percent $FILES/report-kcore-$p.txt)"
 	/perf-$p script -i /tmp/k.data -F misc,ip,sym,dso >/tmp/kscript.txt 2>/dev/null
+	cp /tmp/kscript.txt /tmp/kscript-$p.txt
 	set -- $(count_samples /tmp/kscript.txt)
 	result $p.KCORE_KERNEL_SAMPLES "$2"
 	result $p.KCORE_UNRESOLVED "$3"
@@ -448,6 +461,150 @@ for p in $PERFS; do
 		result $p.KCORE_MODULE_ANNOTATE "skip:no-module-symbol"
 	fi
 done
+
+# 4b. A --kcore copy whose module range encloses the kernel text, from real
+# bytes. When a module lies above _end (arm64 with KASLR: the 2 GiB module
+# window around the image may start just below _text), kcore_copy() copies
+# the module range, which then holds the text, apart from the text and at
+# other file offsets. No boot can be made to place a module there, so the
+# copy is made with perf buildid-cache --kcore from a directory holding the
+# live /proc/kcore, /proc/modules and a /proc/kallsyms that lists one more
+# symbol of the first module, at _end. Each perf makes that copy and reads
+# the series' --kcore recording back with it: its module samples must get
+# the names the genuine copy gives them (the series' reading: check 4), the
+# hottest module function must annotate from it, and the function's pages
+# in the copy must be /proc/kcore's. Only on rows whose image has
+# /mod-above-copy (MOD_ABOVE_COPY in the config): the copy is as large as
+# the distance from the lowest module to _end, up to 2 GiB.
+
+# The file offset of address $2 in the first PT_LOAD of ELF file $1 that
+# holds it; nothing when none does.
+load_offset() {
+	readelf -lW "$1" | awk '$1 == "LOAD" { print $2, $3, $5 }' >/tmp/lo.txt
+	a=$(ubias $(($2)))
+	while read -r off va sz; do
+		if [ "$a" -ge "$(ubias $((va)))" ] && [ "$a" -lt "$(ubias $((va + sz)))" ]; then
+			echo $((off + $2 - va))
+			return
+		fi
+	done </tmp/lo.txt
+}
+
+# The symbols of the module samples of 'perf script' output $1, one a line.
+module_sample_symbols() {
+	awk 'NR == FNR { s[NR] = $1; e[NR] = $2; n = NR; next }
+	     $1 == "K" {
+		ip = sprintf("%16s", $2); gsub(/ /, "0", ip); ip = "x" ip
+		for (i = 1; i <= n; i++)
+			if (ip >= s[i] && ip < e[i]) { print $3; break }
+	     }' /tmp/module-ranges.txt "$1"
+}
+
+mod_above_copy() { # PERF
+	local p=$1 d copy rc sym addr koff coff pages lines encloses
+	rm -rf /tmp/above/*
+	d=/tmp/above/root
+	mkdir -p $d/proc $d/sys/kernel /tmp/above/bid
+	ln -s /proc/kcore $d/proc/kcore
+	cp /proc/modules $d/proc/modules
+	cp /sys/kernel/notes $d/sys/kernel/notes
+	{ cat /proc/kallsyms; printf '%s t mod_above_end\t[%s]\n' "${end#0x}" "$mod"; } >$d/proc/kallsyms
+	/perf-$p --buildid-dir /tmp/above/bid buildid-cache -f --kcore $d/proc/kcore \
+		>$FILES/mod-above-buildid-cache-$p.log 2>&1
+	rc=$?
+	copy=$(find /tmp/above/bid -name kcore -type f | head -1)
+	if [ $rc -ne 0 ] || [ -z "$copy" ]; then
+		result $p.MOD_ABOVE_COPY "fail:buildid-cache-$(status_of $rc)"
+		return
+	fi
+	readelf -lW $copy >$FILES/mod-above-copy-phdrs-$p.txt 2>&1
+	# The layout: a PT_LOAD from below _text to past _end.
+	encloses=no
+	awk '$1 == "LOAD" { print $3, $5 }' $FILES/mod-above-copy-phdrs-$p.txt >/tmp/above/loads.txt
+	while read -r va sz; do
+		if [ "$(ubias $((va)))" -lt "$(ubias $((text)))" ] &&
+			[ "$(ubias $((va + sz)))" -gt "$(ubias $((end)))" ]; then
+			encloses=yes
+		fi
+	done </tmp/above/loads.txt
+	result $p.MOD_ABOVE_COPY_LOADS "$(grep -c '^ *LOAD' $FILES/mod-above-copy-phdrs-$p.txt)"
+	result $p.MOD_ABOVE_COPY_MB "$(($(wc -c <$copy) >> 20))"
+	result $p.MOD_ABOVE_COPY_ENCLOSES "$encloses"
+	if [ $encloses = no ]; then
+		result $p.MOD_ABOVE_COPY "skip:no-module-range-around-the-text"
+		return
+	fi
+	# The series' recording with this copy as its kcore_dir.
+	progress "$p: reading the series' recording back with it"
+	mkdir -p /tmp/above/m.data
+	for f in "$kdata"/*; do
+		[ "${f##*/}" = kcore_dir ] || cp -a "$f" /tmp/above/m.data/
+	done
+	mv "$(dirname $copy)" /tmp/above/m.data/kcore_dir
+	copy=/tmp/above/m.data/kcore_dir/kcore
+	/perf-$p script -i /tmp/above/m.data -F misc,ip,sym,dso >/tmp/above/script.txt 2>$FILES/mod-above-script-$p.err
+	rc=$?
+	set -- $(count_module_samples /tmp/above/script.txt)
+	result $p.MOD_ABOVE_MODULE_SAMPLES "$1"
+	result $p.MOD_ABOVE_UNRESOLVED "$2"
+	# Same samples, same order: compared line by line with the names the
+	# series gives them from the genuine copy.
+	module_sample_symbols /tmp/kscript-series.txt >/tmp/above/names-genuine.txt
+	module_sample_symbols /tmp/above/script.txt >/tmp/above/names.txt
+	result $p.MOD_ABOVE_DIFFERING "$(awk 'NR == FNR { a[FNR] = $0; n = FNR; next }
+		a[FNR] != $0 { d++ } END { if (FNR < n) d += n - FNR; print d + 0 }' \
+		/tmp/above/names-genuine.txt /tmp/above/names.txt)"
+	# The hottest module function of the genuine copy.
+	set -- $(count_module_samples /tmp/kscript-series.txt)
+	sym=$3
+	annotate_symbol $p "$sym" /tmp/above/m.data MOD_ABOVE_
+	# The function's pages (4-byte instructions) in the copy and in /proc/kcore.
+	addr=0x$(awk -v s="$sym" '$3 == s { print $1; exit }' /proc/kallsyms)
+	lines=$(grep -cE '^ +[0-9.]+ +: +[0-9a-f]+:' $FILES/mod-above-annotate-$p.txt)
+	pages=$((((addr & 4095) + 4 * lines + 4095) / 4096))
+	koff=$(load_offset /proc/kcore $((addr & ~4095)))
+	coff=$(load_offset $copy $((addr & ~4095)))
+	if [ -z "$koff" ] || [ -z "$coff" ] || [ $((koff % 4096)) -ne 0 ] || [ $((coff % 4096)) -ne 0 ]; then
+		result $p.MOD_ABOVE_BYTES "fail:offsets-${koff:-none}-${coff:-none}"
+	else
+		dd if=/proc/kcore of=/tmp/above/k.bin bs=4096 skip=$((koff / 4096)) count=$pages 2>/dev/null
+		dd if=$copy of=/tmp/above/c.bin bs=4096 skip=$((coff / 4096)) count=$pages 2>/dev/null
+		if [ -s /tmp/above/k.bin ] && cmp -s /tmp/above/k.bin /tmp/above/c.bin; then
+			result $p.MOD_ABOVE_BYTES "equal:$pages-pages"
+		else
+			result $p.MOD_ABOVE_BYTES "differ:$pages-pages"
+		fi
+	fi
+	if [ $rc -ne 0 ]; then
+		result $p.MOD_ABOVE_COPY "fail:script-$(status_of $rc)"
+	else
+		result $p.MOD_ABOVE_COPY checked
+	fi
+}
+
+if [ -f /mod-above-copy ]; then
+	text=0x$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)
+	end=0x$(awk '$3 == "_end" { print $1; exit }' /proc/kallsyms)
+	mod=$(awk '{ print $1; exit }' /proc/modules)
+	low=0x$(awk '{ print $6 }' /proc/modules | sed 's/^0x//' | sort | head -1)
+	need=$(((end - low) >> 20))
+	avail=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo)
+	result MOD_ABOVE_NEED_MB "$need"
+	for p in $PERFS; do
+		if [ -z "$kdata" ] || [ -z "$mod" ]; then
+			result $p.MOD_ABOVE_COPY "skip:no-series-recording-or-module"
+		elif [ $((need + 384)) -gt "$avail" ]; then
+			result $p.MOD_ABOVE_COPY "skip:needs-${need}-MiB-has-${avail}"
+		else
+			progress "$p: a --kcore copy with a module above _end (${need} MiB)"
+			mkdir -p /tmp/above
+			mount -t tmpfs -o size=$((need + 256))M tmpfs /tmp/above
+			mod_above_copy $p
+			rm -rf /tmp/above/*
+			umount /tmp/above
+		fi
+	done
+fi
 
 # 5. On a row of another architecture than the host's, vm/host/run.sh puts
 # /ship-kcore-data in the image: the host annotates the series' --kcore

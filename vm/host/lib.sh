@@ -45,6 +45,7 @@ load_config() {
 	MODULES_PACKAGE=${MODULES_PACKAGE:-} # where the modules are not in KERNEL_PACKAGE
 	QEMU_EXTRA=${QEMU_EXTRA:-}
 	DATA_PORT=${DATA_PORT:-}
+	MOD_ABOVE_COPY=${MOD_ABOVE_COPY:-no} # yes: kcore-check.sh's module-above-_end copy
 	KERNEL_SUITE=${KERNEL_SUITE:-}       # empty: the host's suites (bookworm)
 	KERNEL_VERSION=${KERNEL_VERSION:-}   # the pinned version of KERNEL_PACKAGE
 	CROSS_COMPILE=${CROSS_COMPILE:-}

@@ -185,12 +185,12 @@ md=$outdir/vm-matrix.md
 	echo "(host side: vm/host/annotate.sh);"
 	echo "total ${total} s for ${#rows[@]} rows."
 	echo
-	echo "| guest | kernel | _stext | perf | object code reading | kcore maps suite | kernel samples | unresolved | differing | lost vs kallsyms | annotate | modules (below _text, above _end) | module samples (unresolved) | module annotate | kcore copy: PT_LOADs (overlapping), differing from kcore | copy: module samples (unresolved), annotate | annotate on the host | boot s | run s |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| guest | kernel | _stext | perf | object code reading | kcore maps suite | kernel samples | unresolved | differing | lost vs kallsyms | annotate | modules (below _text, above _end) | module samples (unresolved) | module annotate | kcore copy: PT_LOADs (overlapping), differing from kcore | copy: module samples (unresolved), annotate | copy with a module above _end | annotate on the host | boot s | run s |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for row in "${rows[@]}"; do
 		load_results "$row"
 		if [ "$(val STATUS)" != "done" ]; then
-			echo "| $row | $(val KERNEL) ($(val KERNEL_SUITE)) | | — | **$(val STATUS)**: $(val ERROR) | | | | | | | | | | | | | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
+			echo "| $row | $(val KERNEL) ($(val KERNEL_SUITE)) | | — | **$(val STATUS)**: $(val ERROR) | | | | | | | | | | | | | | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
 			continue
 		fi
 		for p in baseline series; do
@@ -220,11 +220,13 @@ md=$outdir/vm-matrix.md
 			[ "${mann#fail}" != "$mann" ] && mann="**$mann** ($(val ANNOTATED_MODULE_SYMBOL))"
 			kmann=$(val $p.KCORE_MODULE_ANNOTATE)
 			[ "$kmann" = ok ] && kmann="ok ($(val $p.KCORE_MODULE_SYMBOL))"
+			above=$(val $p.MOD_ABOVE_COPY)
+			[ "$above" = checked ] && above="$(val $p.MOD_ABOVE_COPY_MB) MiB: $(val $p.MOD_ABOVE_MODULE_SAMPLES) ($(val $p.MOD_ABOVE_UNRESOLVED), $(val $p.MOD_ABOVE_DIFFERING) otherwise), annotate $(val $p.MOD_ABOVE_ANNOTATE), bytes $(val $p.MOD_ABOVE_BYTES)"
 			echo "| $row | $(val KERNEL) ($(val KERNEL_SUITE)) | $(val KERNEL_STEXT) | $p $(val $p.VERSION) | $ocr | $suite |" \
 				"$(val $p.KERNEL_SAMPLES) of $(val $p.SAMPLES) | $(val $p.UNRESOLVED) | $(val DIFFERING) | $(val $p.KALLSYMS_LOST) |" \
 				"$ann | $(val MODULES_LOADED) ($(val MODULES_BELOW_TEXT), $(val MODULES_ABOVE_END)) |" \
 				"$(val $p.MODULE_SAMPLES) ($(val $p.MODULE_UNRESOLVED)) | $mann | $kc |" \
-				"$(val $p.KCORE_MODULE_SAMPLES) ($(val $p.KCORE_MODULE_UNRESOLVED)), $kmann | $host | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
+				"$(val $p.KCORE_MODULE_SAMPLES) ($(val $p.KCORE_MODULE_UNRESOLVED)), $kmann | $above | $host | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
 		done
 	done
 	echo
@@ -242,7 +244,12 @@ md=$outdir/vm-matrix.md
 	echo "(/proc/modules), and those without a symbol; *module annotate* is perf"
 	echo "annotate of the module function most of them fall in;"
 	echo "*kcore copy* is perf record --kcore's copy, and *copy: module samples*"
-	echo "the same counts and annotate from the copy;"
+	echo "the same counts and annotate from the copy (every page of it compared"
+	echo "with /proc/kcore's); *copy with a module above _end* (rows with"
+	echo "MOD_ABOVE_COPY) is a copy made from this kernel's kcore with a kallsyms"
+	echo "that lists a module symbol at _end, read back: its size, module samples"
+	echo "(unresolved, named otherwise than from the genuine copy), annotate of the"
+	echo "module function and its bytes against /proc/kcore (vm/README.md);"
 	echo "*annotate on the host* (rows of another architecture than the host's) is"
 	echo "the host's own perf, of the base or the series, annotating the hottest"
 	echo "kernel symbol of the guest's perf record --kcore data (recorded by the"
@@ -365,7 +372,19 @@ is() { [ "$1" = "$2" ] && echo yes || echo no; }
 				[ "$(val $p.KCORE_COPY_CHECKED)" != 0 ] &&
 				[ "$(val $p.KCORE_REPORT)" = ok ] && [ "$(val $p.KCORE_UNRESOLVED)" = 0 ] && ok=yes
 			verdict "$row" "$p" "record --kcore copy" $ok \
-				"record $(val $p.KCORE_RECORD), $(val $p.KCORE_COPY_LOADS) PT_LOADs ($(val $p.KCORE_COPY_OVERLAPS) overlapping), $(val $p.KCORE_COPY_DIFFERING) of $(val $p.KCORE_COPY_CHECKED) differing from /proc/kcore, $(val $p.KCORE_UNRESOLVED) unresolved"
+				"record $(val $p.KCORE_RECORD), $(val $p.KCORE_COPY_LOADS) PT_LOADs ($(val $p.KCORE_COPY_OVERLAPS) overlapping), $(val $p.KCORE_COPY_DIFFERING) of $(val $p.KCORE_COPY_CHECKED) differing from /proc/kcore ($(val $p.KCORE_COPY_DIFFERING_PAGES) of $(val $p.KCORE_COPY_PAGES) pages), $(val $p.KCORE_UNRESOLVED) unresolved"
+			# Rows with MOD_ABOVE_COPY: the copy made with a module
+			# above _end, read back (kcore-check.sh, 4b).
+			if [ "$(val $p.MOD_ABOVE_COPY)" != — ]; then
+				ok=no bytes=$(val $p.MOD_ABOVE_BYTES) n=$(val $p.MOD_ABOVE_MODULE_SAMPLES)
+				[ "$(val $p.MOD_ABOVE_COPY)" = checked ] && [ "$(val $p.MOD_ABOVE_COPY_ENCLOSES)" = yes ] &&
+					[ "$n" != — ] && [ "$n" -gt 0 ] && [ "$(val $p.MOD_ABOVE_UNRESOLVED)" = 0 ] &&
+					[ "$(val $p.MOD_ABOVE_DIFFERING)" = 0 ] &&
+					[ "$(val $p.MOD_ABOVE_ANNOTATE):$(val $p.MOD_ABOVE_ANNOTATE_FROM)" = ok:kcore ] &&
+					[ "${bytes#equal}" != "$bytes" ] && ok=yes
+				verdict "$row" "$p" "copy with a module above _end" $ok \
+					"$(val $p.MOD_ABOVE_COPY), $(val $p.MOD_ABOVE_COPY_MB) MiB, module range around the text: $(val $p.MOD_ABOVE_COPY_ENCLOSES); $(val $p.MOD_ABOVE_UNRESOLVED) unresolved and $(val $p.MOD_ABOVE_DIFFERING) named otherwise of $(val $p.MOD_ABOVE_MODULE_SAMPLES) module samples; annotate $(val $p.MOD_ABOVE_ANNOTATE), $(val $p.MOD_ABOVE_ANNOTATE_LINES) lines from $(val $p.MOD_ABOVE_ANNOTATE_FROM); function bytes $(val $p.MOD_ABOVE_BYTES)"
+			fi
 			# Rows of another architecture than the host's: the host's
 			# perf of this kind annotates the guest's --kcore data.
 			if [ "$(val $p.HOST_ANNOTATE)" != — ]; then
