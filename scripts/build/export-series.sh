@@ -125,11 +125,24 @@ export_range() { # FROM TO DIR
 	if [ "$dir" != "$LAYER_DIR" ] && [ "$dir" != "$SERIES_DIR" ]; then
 		cc_file=$TOP/$dir/cc
 		addresses "$out"/[0-9][0-9][0-9][0-9]-*.patch >"$tmp/addr"
-		# Its base, below the '---' of a posting without a cover letter.
-		base_version=$(awk -v d="${dir#"$SERIES_DIR"/}" '$1 == d { print $2 }' "$PATCHES/postings")
+		# Its base, below the '---' of a posting without a cover letter,
+		# and the posting it needs first (postings' third column), by
+		# the subject of its first patch.
+		base_version= needs=
+		read -r base_version needs < <(awk -v d="${dir#"$SERIES_DIR"/}" '$1 == d { print $2, $3 }' "$PATCHES/postings") || true
 		if [ ! -f "$out/0000-cover-letter.patch" ] && [ -n "$base_version" ]; then
+			based="Based on v$base_version"
+			if [ -n "$needs" ] && [ "$needs" != - ]; then
+				needs_subject=$(awk '/^Subject: / { s = $0; getline
+					while ($0 ~ /^ /) { s = s $0; getline }
+					sub(/^Subject: \[PATCH[^]]*\] /, "", s); print s; exit }' \
+					"$TOP/$SERIES_DIR/$needs"/0001-*.patch)
+				[ -n "$needs_subject" ] || die "no subject for $needs, which ${dir##*/} needs first"
+				based="$based with \"$needs_subject\" applied"
+			fi
 			for p in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
-				sed -i "0,/^---\$/s//---\nBased on v$base_version./" "$p"
+				awk -v line="$based." '!done && $0 == "---" { print; print line; done = 1; next } { print }' \
+					"$p" >"$p.tmp" && mv "$p.tmp" "$p"
 			done
 		fi
 		for p in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do

@@ -39,9 +39,13 @@ steps=() step_start=$SECONDS
 # how busy the machine was during the run says whether it was short of CPU.
 cpu_jiffies() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
 read -r busy_start all_start < <(cpu_jiffies)
-step_done() { # NAME
-	steps+=("$1 $((SECONDS - step_start)) s")
-	step_start=$SECONDS
+hz=$(getconf CLK_TCK)
+step_busy=$busy_start
+step_done() { # NAME: its wall time, and the machine's busy CPU time meanwhile
+	local busy all
+	read -r busy all < <(cpu_jiffies)
+	steps+=("$1 $((SECONDS - step_start)) s (CPU $(((busy - step_busy) / hz)) s)")
+	step_start=$SECONDS step_busy=$busy
 }
 
 mapfile -t patches < <(series_patches)

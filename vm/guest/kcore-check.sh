@@ -227,6 +227,11 @@ text=x$(printf '%016x' $((0x$(awk '$3 == "_text" { print $1; exit }' /proc/kalls
 end=x$(printf '%016x' $((0x$(awk '$3 == "_end" { print $1; exit }' /proc/kallsyms))))
 result MODULES_BELOW_TEXT "$(awk -v t=$text '$1 < t' /tmp/module-ranges.txt | grep -c .)"
 result MODULES_ABOVE_END "$(awk -v e=$end '$1 >= e' /tmp/module-ranges.txt | grep -c .)"
+# eBPF programs' symbols ([bpf] in kallsyms), against the same bounds.
+awk '$4 == "[bpf]" { a = sprintf("%16s", $1); gsub(/ /, "0", a); print "x" a }' /proc/kallsyms >/tmp/bpf-addresses.txt
+result BPF_PROGS "$(grep -c . /tmp/bpf-addresses.txt)"
+result BPF_BELOW_TEXT "$(awk -v t=$text '$1 < t' /tmp/bpf-addresses.txt | grep -c .)"
+result BPF_ABOVE_END "$(awk -v e=$end '$1 >= e' /tmp/bpf-addresses.txt | grep -c .)"
 MODULE_WORK=:
 if [ -e /sys/block/zram0 ]; then
 	echo lz4hc >/sys/block/zram0/comp_algorithm 2>/dev/null ||
@@ -508,7 +513,7 @@ mod_above_copy() { # PERF
 	ln -s /proc/kcore $d/proc/kcore
 	cp /proc/modules $d/proc/modules
 	cp /sys/kernel/notes $d/sys/kernel/notes
-	{ cat /proc/kallsyms; printf '%s t mod_above_end\t[%s]\n' "${end#0x}" "$mod"; } >$d/proc/kallsyms
+	{ cat /proc/kallsyms; printf '%s t mod_above_end\t[%s]\n' "${above_end#0x}" "$mod"; } >$d/proc/kallsyms
 	/perf-$p --buildid-dir /tmp/above/bid buildid-cache -f --kcore $d/proc/kcore \
 		>$FILES/mod-above-buildid-cache-$p.log 2>&1
 	rc=$?
@@ -522,8 +527,8 @@ mod_above_copy() { # PERF
 	encloses=no
 	awk '$1 == "LOAD" { print $3, $5 }' $FILES/mod-above-copy-phdrs-$p.txt >/tmp/above/loads.txt
 	while read -r va sz; do
-		if [ "$(ubias $((va)))" -lt "$(ubias $((text)))" ] &&
-			[ "$(ubias $((va + sz)))" -gt "$(ubias $((end)))" ]; then
+		if [ "$(ubias $((va)))" -lt "$(ubias $((above_text)))" ] &&
+			[ "$(ubias $((va + sz)))" -gt "$(ubias $((above_end)))" ]; then
 			encloses=yes
 		fi
 	done </tmp/above/loads.txt
@@ -583,11 +588,11 @@ mod_above_copy() { # PERF
 }
 
 if [ -f /mod-above-copy ]; then
-	text=0x$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)
-	end=0x$(awk '$3 == "_end" { print $1; exit }' /proc/kallsyms)
+	above_text=0x$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)
+	above_end=0x$(awk '$3 == "_end" { print $1; exit }' /proc/kallsyms)
 	mod=$(awk '{ print $1; exit }' /proc/modules)
 	low=0x$(awk '{ print $6 }' /proc/modules | sed 's/^0x//' | sort | head -1)
-	need=$(((end - low) >> 20))
+	need=$(((above_end - low) >> 20))
 	avail=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo)
 	result MOD_ABOVE_NEED_MB "$need"
 	for p in $PERFS; do

@@ -149,7 +149,7 @@ export PKG_CONFIG_PATH=
 tree=$VM_BUILD/trees/$arch
 obj=$VM_BUILD/obj/$arch
 build() { # PERF (baseline or series)
-	local w=$1 out=$VM_BUILD/perf/$arch/$1 rev key start f tests features
+	local w=$1 out=$VM_BUILD/perf/$arch/$1 rev key start f tests features cpu
 	mkdir -p "$out" "$obj"
 	rev=$(git -C "$clone" rev-parse --verify "$(tree_rev "$w")^{commit}") ||
 		die "no commit $(tree_rev "$w") in $src_repo"
@@ -171,7 +171,11 @@ build() { # PERF (baseline or series)
 	features=()
 	[ ! -x "$obj/perf" ] || [ ! -s "$obj/FEATURE-DUMP" ] ||
 		features=(FEATURES_DUMP="$obj/FEATURE-DUMP")
-	if ! make -C "$tree/tools/perf" -j2 O="$obj" "${make_args[@]}" "${features[@]}" >"$out/build.log" 2>&1; then
+	# 'time' gives the build's CPU time (user and system), said below.
+	if ! cpu=$( {
+		TIMEFORMAT='%U %S'
+		time make -C "$tree/tools/perf" -j2 O="$obj" "${make_args[@]}" "${features[@]}" >"$out/build.log" 2>&1
+	} 2>&1); then
 		grep -E 'error|Error' "$out/build.log" | head -20 >&2 || true
 		die "perf build failed for $arch: see $out/build.log"
 	fi
@@ -190,7 +194,7 @@ build() { # PERF (baseline or series)
 		die "$obj/perf is not an $arch program: $(file -b "$obj/perf")"
 	cp "$obj/perf" "$obj/FEATURE-DUMP" "$out/"
 	echo "$key" >"$out/.build-key"
-	say "built $arch $w perf in $((SECONDS - start)) s"
+	say "built $arch $w perf in $((SECONDS - start)) s (CPU $(echo "$cpu" | awk '{ printf "%d", $1 + $2 }') s)"
 }
 for w in "${which[@]}"; do
 	build "$w"
