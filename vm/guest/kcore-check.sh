@@ -85,15 +85,27 @@ load_overlaps() {
 # Whether the PT_LOADs of the kcore copy $1 read what /proc/kcore holds: every
 # page of each is compared with /proc/kcore's page at its address (ranges may
 # overlap, as text inside the module range does on arm64; each must read its
-# own bytes). Prints "RANGES DIFFERING-RANGES PAGES DIFFERING-PAGES"; the
-# differing pages' addresses go to $FILES/$2. The copy is compared once perf
-# has exited: what changed since it was made (module data, text patched
-# meanwhile) shows as differing pages.
+# own bytes). The copy is compared once perf has exited, so data it holds may
+# have changed since it was made (ppc64's kernel range runs past _etext to
+# the last kernel symbol, over data and the freed init text, and module
+# ranges end in module data): a differing page counts against the copy when
+# a function (a t or T symbol of /proc/kallsyms, outside
+# [__init_begin, __init_end)) starts in it. Prints "RANGES RANGES-WITH-DIFFERING-CODE
+# PAGES DIFFERING-PAGES DIFFERING-CODE-PAGES"; the differing pages'
+# addresses go to $FILES/$2, those with code marked "code".
 copy_reads_kcore() {
 	readelf -lW "$1" | awk '$1 == "LOAD" && $5 != "0x000000" { print $2, $3, $5 }' >/tmp/copy-loads.txt
 	readelf -lW /proc/kcore | awk '$1 == "LOAD" { print $2, $3, $5 }' >/tmp/kcore-loads.txt
+	# Pages where a function starts, but for the init text, which the
+	# kernel freed after boot and kallsyms still lists.
+	[ -s /tmp/code-pages.txt ] ||
+		awk 'function pad(x) { x = sprintf("%16s", x); gsub(/ /, "0", x); return x }
+		     NR == FNR { if ($3 == "__init_begin") ib = pad($1); if ($3 == "__init_end") ie = pad($1); next }
+		     $2 == "t" || $2 == "T" { a = pad($1)
+			if (ib == "" || ie == "" || a < ib || a >= ie) print substr(a, 1, 13) "000" }' \
+			/proc/kallsyms /proc/kallsyms | sort -u >/tmp/code-pages.txt
 	: >$FILES/$2
-	ranges=0 dranges=0 pages=0 dpages=0
+	ranges=0 dranges=0 pages=0 dpages=0 cpages=0
 	while read -r coff cva csz; do
 		va=$(ubias $((cva)))
 		koff=
@@ -110,21 +122,34 @@ copy_reads_kcore() {
 			echo "$cva: not page-aligned or not in /proc/kcore (copy offset $coff, kcore ${koff:-none})" >>$FILES/$2
 			dranges=$((dranges + 1))
 			dpages=$((dpages + n))
+			cpages=$((cpages + n))
 			continue
 		fi
 		dd if=/proc/kcore of=/tmp/kcore-range bs=4096 skip=$((koff / 4096)) count=$n 2>/dev/null
 		dd if="$1" of=/tmp/copy-range bs=4096 skip=$((coff / 4096)) count=$n 2>/dev/null
-		# cmp -l: the 1-based offsets of differing bytes, in order.
-		d=$(cmp -l /tmp/kcore-range /tmp/copy-range 2>/dev/null |
-			awk -v va="$cva" '{ p = int(($1 - 1) / 4096); if (!(p in seen)) { seen[p] = 1; n++
-				if (n <= 20) printf "%s+%#x\n", va, p * 4096 >> "/dev/stderr" } }
-				END { print n + 0 }' 2>>$FILES/$2)
-		[ "$(wc -c </tmp/kcore-range)" -eq "$(wc -c </tmp/copy-range)" ] || d=$((d + 1))
+		# cmp -l: the 1-based offsets of differing bytes, in order; a
+		# range shorter in the copy differs in its missing pages.
+		cmp -l /tmp/kcore-range /tmp/copy-range 2>/dev/null |
+			awk '{ p = int(($1 - 1) / 4096); if (!(p in seen)) { seen[p] = 1; print p } }' >/tmp/differing-pages.txt
+		k=$(wc -c </tmp/copy-range)
+		[ "$(wc -c </tmp/kcore-range)" -eq "$k" ] || seq $((k / 4096)) $((n - 1)) >>/tmp/differing-pages.txt
+		d=0 c=0
+		while read -r i; do
+			a=$(printf '%016x' $((cva + i * 4096)))
+			d=$((d + 1))
+			if grep -qx "$a" /tmp/code-pages.txt; then
+				c=$((c + 1))
+				echo "$a code" >>$FILES/$2
+			else
+				echo "$a" >>$FILES/$2
+			fi
+		done </tmp/differing-pages.txt
 		dpages=$((dpages + d))
-		[ "$d" -eq 0 ] || dranges=$((dranges + 1))
+		cpages=$((cpages + c))
+		[ "$c" -eq 0 ] || dranges=$((dranges + 1))
 	done </tmp/copy-loads.txt
-	rm -f /tmp/kcore-range /tmp/copy-range
-	echo "$ranges $dranges $pages $dpages"
+	rm -f /tmp/kcore-range /tmp/copy-range /tmp/differing-pages.txt
+	echo "$ranges $dranges $pages $dpages $cpages"
 }
 
 # The hottest symbol of the kernel proper (a module's have their own check)
@@ -447,6 +472,7 @@ for p in $PERFS; do
 	result $p.KCORE_COPY_DIFFERING "$2"
 	result $p.KCORE_COPY_PAGES "$3"
 	result $p.KCORE_COPY_DIFFERING_PAGES "$4"
+	result $p.KCORE_COPY_DIFFERING_CODE_PAGES "$5"
 	/perf-$p report -i /tmp/k.data --stdio --sort sym >$FILES/report-kcore-$p.txt 2>$FILES/report-kcore-$p.err
 	result $p.KCORE_REPORT "$(status_of $?)"
 	result $p.KCORE_REPORT_UNRESOLVED_PCT "$(unresolved_percent $FILES/report-kcore-$p.txt)"

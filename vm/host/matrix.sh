@@ -372,7 +372,7 @@ is() { [ "$1" = "$2" ] && echo yes || echo no; }
 				[ "$(val $p.KCORE_COPY_CHECKED)" != 0 ] &&
 				[ "$(val $p.KCORE_REPORT)" = ok ] && [ "$(val $p.KCORE_UNRESOLVED)" = 0 ] && ok=yes
 			verdict "$row" "$p" "record --kcore copy" $ok \
-				"record $(val $p.KCORE_RECORD), $(val $p.KCORE_COPY_LOADS) PT_LOADs ($(val $p.KCORE_COPY_OVERLAPS) overlapping), $(val $p.KCORE_COPY_DIFFERING) of $(val $p.KCORE_COPY_CHECKED) differing from /proc/kcore ($(val $p.KCORE_COPY_DIFFERING_PAGES) of $(val $p.KCORE_COPY_PAGES) pages), $(val $p.KCORE_UNRESOLVED) unresolved"
+				"record $(val $p.KCORE_RECORD), $(val $p.KCORE_COPY_LOADS) PT_LOADs ($(val $p.KCORE_COPY_OVERLAPS) overlapping), $(val $p.KCORE_COPY_DIFFERING) of $(val $p.KCORE_COPY_CHECKED) with code differing from /proc/kcore ($(val $p.KCORE_COPY_DIFFERING_PAGES) of $(val $p.KCORE_COPY_PAGES) pages differ, $(val $p.KCORE_COPY_DIFFERING_CODE_PAGES) of them with code), $(val $p.KCORE_UNRESOLVED) unresolved"
 			# Rows with MOD_ABOVE_COPY: the copy made with a module
 			# above _end, read back (kcore-check.sh, 4b).
 			if [ "$(val $p.MOD_ABOVE_COPY)" != — ]; then
