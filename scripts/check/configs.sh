@@ -17,6 +17,8 @@
 #   refcnt_check   make_refcnt_check: REFCNT_CHECKING without AddressSanitizer
 #   minimal        make_minimal (perf's list of NO_* flags)
 #   util_map_o     make_util_map_o: util/map.o alone
+#   capstone       the distribution's with libcapstone, which Debian's perf
+#                  leaves out: the capstone disassemblers (util/capstone.c)
 #
 # Prints one line per configuration (STATUS|build: NAME|detail), as
 # scripts/check/check.sh reports them, and with -r runs the two kcore suites
@@ -44,6 +46,7 @@ config_args() { # NAME: sets args
 			NO_LIBBIONIC=1 NO_LIBDW=1 NO_LIBBPF=1 NO_SDT=1 NO_JVMTI=1 NO_LIBZSTD=1
 			NO_CAPSTONE=1) ;;
 	util_map_o) args=("${PERF_DISTRO_FLAGS[@]}") ;;
+	capstone) args=("${PERF_DISTRO_FLAGS[@]}" NO_CAPSTONE=) ;;
 	*) die "no configuration '$1'" ;;
 	esac
 }
@@ -52,9 +55,14 @@ config_args() { # NAME: sets args
 # libraries are built by perf's 'prepare'), each as the configuration
 # builds it: without libelf, symbol-minimal.c instead of symbol-elf.c;
 # without libdw (and so without libelf), no tests/dwarf-unwind.c
-# (tests/Build: perf-test-$(CONFIG_DWARF_UNWIND)).
+# (tests/Build: perf-test-$(CONFIG_DWARF_UNWIND)); util/capstone.o only with
+# libcapstone.
 changed_objects() { # NAME REV
 	git -C "$SRC" diff --name-only base "$2" -- tools/perf | sed -n 's|^tools/perf/\(.*\)\.c$|\1.o|p' |
+		case $1 in
+		capstone) cat ;;
+		*) sed '/^util\/capstone\.o$/d' ;;
+		esac |
 		case $1 in
 		no_libelf | minimal) sed -e 's|^util/symbol-elf\.o$|util/symbol-minimal.o|' \
 			-e '/^tests\/dwarf-unwind\.o$/d' ;;
@@ -72,7 +80,7 @@ changed_objects() { # NAME REV
 # (EXTRA_CFLAGS) change every command: each has its own.
 config_dir() { # NAME
 	case $objects:$1 in
-	1:distro | 1:no_libelf | 1:no_libdw | 1:minimal | 1:util_map_o) echo gcc ;;
+	1:distro | 1:no_libelf | 1:no_libdw | 1:minimal | 1:util_map_o | 1:capstone) echo gcc ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -123,7 +131,7 @@ check_suites() { # NAME PERF
 
 "$TOP/scripts/build/install-deps.sh" "${DISTRO_PACKAGES[@]}" >&2
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(distro clang-19 no_libelf no_libdw refcnt_check minimal util_map_o)
+[ ${#configs[@]} -gt 0 ] || configs=(distro clang-19 no_libelf no_libdw refcnt_check minimal util_map_o capstone)
 what="the series builds"
 [ $objects = 0 ] || what="the series' changed files build"
 for name in "${configs[@]}"; do
