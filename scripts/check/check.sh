@@ -321,8 +321,8 @@ done
 
 # 6b. The configurations perf's maintainers and the kernel test robot build:
 # the distribution's (auxtrace and CoreSight on), clang 19, and perf's own
-# no_libelf, no_libdw, refcnt_check, minimal and util_map_o, each building
-# the files the series changes (scripts/check/configs.sh -o; make
+# no_libelf, no_libdw, refcnt_check, minimal and util_map_o, and capstone
+# (libcapstone on), each building the files the series changes (scripts/check/configs.sh -o; make
 # check-configs builds and tests whole perfs). DEBUG=1 is step 6's build.
 "$TOP/scripts/check/configs.sh" -o >"$logs/configs.txt" 2>"$logs/configs.log" || true
 while IFS='|' read -r status name detail; do
