@@ -2,14 +2,15 @@
 # built), scripts/check and scripts/bench (what checks it), vm/host (the QEMU
 # guests). See README.md.
 .DEFAULT_GOAL := perf
-.PHONY: perf deps fetch tree export check check-configs check-full bench check-vm demo mutants results clean distclean
+.PHONY: perf deps fetch tree export check check-vm check-all check-configs check-full bench demo mutants results clean distclean
 
 B := scripts/build
 C := scripts/check
 V := vm/host
 
-# The base every target works on: 7.3 (upstream, the series in patches/) or
-# 6.12 (stable, our tested branch in branches/6.12/). base.conf, bases/.
+# The base every target works on: 7.3 (upstream, the postings in patches/
+# and our check layer) or 6.12 (only the stable postings, backports of
+# mainline commits: BASE=6.12 make tree / export). base.conf, bases/.
 BASE ?= 7.3
 export BASE
 
@@ -30,15 +31,27 @@ fetch: deps
 tree: fetch
 	@REBUILD=$(if $(filter tree,$(MAKECMDGOALS)),1,0) $(B)/prepare-tree.sh
 
-# The series (patches/ or patches/stable-6.12/) from the commits base..HEAD
-# in BUILD/src.
+# The postings of the base (and, for 7.3, checks/layer/) from the commits
+# base..HEAD in BUILD/src.
 export:
 	@$(B)/export-series.sh
 
-# The README's test command, and what CI runs. With BASE=7.3 (the default)
-# it also checks the 6.12 backport (scripts/check/stable.sh).
+# The proof in three tiers, each part stamped with its commit, start,
+# duration and machine (scripts/check/stamp.sh, build/results/stamps/).
+# make check: the README's test command and what CI runs: the host checks,
+# the stable postings (scripts/check/stable.sh) and the two matrix rows
+# that stand for the mission.
 check: perf
-	@$(C)/check.sh
+	@$(C)/stamp.sh check $(C)/check.sh
+
+# Real kernels in QEMU guests: every row of the matrix (vm/README.md).
+check-vm: perf
+	@$(C)/stamp.sh check-vm $(V)/matrix.sh
+
+# Every tier, one part after the other: make check's host steps and the
+# sanitized prefixes, check-vm, check-full, mutants, bench (scripts/check/check-all.sh).
+check-all: perf
+	@$(C)/check-all.sh
 
 # The series built in the distribution's configuration, with clang, and in
 # perf's own build-test configurations that touch kcore (scripts/check/configs.sh).
@@ -50,13 +63,13 @@ check-configs: tree
 # an arm64 and an x86_64 QEMU guest; not part of make check
 # (scripts/check/full.sh; FULL_HOST=0: the guests only, FULL_VM=0: the host only).
 check-full: tree
-	@$(C)/full.sh
+	@$(C)/stamp.sh check-full $(C)/full.sh
 
 # perf bench internals kcore-load, baseline against the series, side by side.
 # BENCH_ARGS: options of scripts/bench/compare.sh, for one table instead of
 # the default two.
 bench: tree
-	@scripts/bench/bench.sh $(BENCH_ARGS)
+	@$(C)/stamp.sh bench scripts/bench/bench.sh $(BENCH_ARGS)
 
 # The README's main command: the series' perf on a real arm64 kernel in QEMU,
 # perf report and perf annotate read from its /proc/kcore.
@@ -65,13 +78,9 @@ demo: export DEMO_START := $(shell date +%s)
 demo: tree
 	@$(V)/demo.sh
 
-# Real kernels in QEMU guests (x86_64, arm64, ppc64le): vm/README.md.
-check-vm: perf
-	@$(V)/matrix.sh
-
 # Mutation testing: which mistakes of checks/mutants/ the kcore tests catch.
 mutants: perf
-	@$(C)/mutants.sh
+	@$(C)/stamp.sh mutants $(C)/mutants.sh
 
 # Documentation/results.md from build/results/, after a measured run.
 results:

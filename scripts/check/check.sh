@@ -35,28 +35,41 @@ report() { # STATUS NAME [DETAIL]
 # How long each step took: printed at the end, since a run's output is all
 # that CI keeps.
 steps=() step_start=$SECONDS
-# CPU time since boot, busy and all, in jiffies (/proc/stat's first line):
-# how busy the machine was during the run says whether it was short of CPU.
+# The CPU time of this script's own processes, in clock ticks: this shell's
+# and that of every child it has waited for (/proc/PID/stat fields 14-17,
+# utime, stime, cutime, cstime), so whatever else runs on the machine is
+# not counted. A background job's time counts in the step that waits for it.
+# And the machine's busy and total time (/proc/stat's first line): how busy
+# the machine was during the run says whether it was short of CPU.
+own_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$$/stat"; }
 cpu_jiffies() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
 read -r busy_start all_start < <(cpu_jiffies)
 hz=$(getconf CLK_TCK)
-step_busy=$busy_start
-step_done() { # NAME: its wall time, and the machine's busy CPU time meanwhile
-	local busy all
-	read -r busy all < <(cpu_jiffies)
-	steps+=("$1 $((SECONDS - step_start)) s (CPU $(((busy - step_busy) / hz)) s)")
-	step_start=$SECONDS step_busy=$busy
+step_own=$(own_ticks)
+step_done() { # NAME: its wall time, and its own processes' CPU time
+	local own
+	own=$(own_ticks)
+	steps+=("$1 $((SECONDS - step_start)) s (CPU $(((own - step_own) / hz)) s)")
+	step_start=$SECONDS step_own=$own
 }
 
 mapfile -t patches < <(series_patches)
 
+# make check's two rows of the real-kernel matrix (step 9), which stand for
+# the mission: arm64 with KASLR, its text segment inside vmalloc, modules,
+# and a --kcore copy with a module above _end; x86_64 with KASLR, where
+# "Object code reading" reads kernel code through kcore. Both boot the
+# base's own kernel, pinned strictly (vm/configs/). make check-vm runs every
+# row.
+CHECK_ROWS=(arm64-max-kaslr-7.3 x86_64-kaslr-7.3)
+
 # Work that waits on the network or on timeouts runs in the background from
 # the start, beside the builds that keep the CPUs busy: the 6.12 base's
-# download (step 8), then what the real-kernel matrix fetches (sysroots,
-# kernels, root file systems) and the QEMU harness's own tests, which spend
-# most of their two minutes waiting for timeouts, and the guests' perfs,
-# built at the lowest priority (step 9). Each step waits for its job
-# before it starts.
+# download (step 8), then what the two rows fetch (sysroot, kernels, root
+# file systems) and the QEMU harness's own tests, which spend most of their
+# two minutes waiting for timeouts, and the arm64 guest's perfs, built at
+# the lowest priority (step 9). Each step waits for its job before it
+# starts.
 stable_fetch_pid= vm_early_pid=
 if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
 	BASE=6.12 "$TOP/scripts/build/fetch-base.sh" >"$logs/stable-fetch.log" 2>&1 &
@@ -67,12 +80,12 @@ if [ "${VM:-1}" != 0 ]; then
 		# The sysroots first: the cross builds need them, and after
 		# them the downloads and the builds below share no file they
 		# write.
-		"$TOP/vm/host/matrix.sh" -s -o "$results/vm" >"$logs/vm-fetch.log" 2>&1 || true
+		"$TOP/vm/host/matrix.sh" -s -o "$results/vm" "${CHECK_ROWS[@]}" >"$logs/vm-fetch.log" 2>&1 || true
 		# Kernels and root file systems, then the harness's own tests.
 		# Not niced: the matrix waits for them (at nice 19 beside the
 		# builds the downloads took 1,481 s, not 342 s).
 		{
-			"$TOP/vm/host/matrix.sh" -f -o "$results/vm" >>"$logs/vm-fetch.log" 2>&1 || true
+			"$TOP/vm/host/matrix.sh" -f -o "$results/vm" "${CHECK_ROWS[@]}" >>"$logs/vm-fetch.log" 2>&1 || true
 			"$TOP/checks/vm-harness.sh" "$results/vm-harness" 2>"$logs/vm-harness.log" \
 				>"$logs/vm-harness.txt" || true
 		} &
@@ -81,14 +94,11 @@ if [ "${VM:-1}" != 0 ]; then
 		# and the matrix finds them built. (After the downloads, they
 		# started 12 minutes in and were still building when the steps
 		# below had finished.)
-		nice -n 19 "$TOP/vm/host/matrix.sh" -b -o "$results/vm" >"$logs/vm-build.log" 2>&1 || true
+		nice -n 19 "$TOP/vm/host/matrix.sh" -b -o "$results/vm" "${CHECK_ROWS[@]}" >"$logs/vm-build.log" 2>&1 || true
 		wait
 	} &
 	vm_early_pid=$!
 fi
-
-# The matrix rows that also run the 6.12 backport's pair of perfs.
-STABLE_VM_ROWS=(x86_64-kaslr arm64-max-kaslr)
 
 # Extra builds of the series, and their make arguments. sanitize is a
 # DEBUG=1 build (perf's make_debug, maps' invariants asserted) with the
@@ -349,28 +359,26 @@ fi
 
 step_done base+tests
 
-# 8. The 6.12 backport (scripts/check/stable.sh): same subjects as the
-# upstream series, applies, checkpatch, plain and ASan builds, the suites.
-# Checked with the upstream series only (BASE=7.3); STABLE=0 leaves it out.
+# 7b. The sanitized build of every prefix of the core posting, and its
+# suites at each (scripts/check/prefixes.sh): make check-all's tier
+# (CHECK_PREFIXES=1), as it does not fit make check's time.
+if [ "${CHECK_PREFIXES:-0}" = 1 ]; then
+	"$TOP/scripts/check/prefixes.sh" >"$logs/prefixes.txt" 2>"$logs/prefixes.log" || true
+	while IFS='|' read -r status name detail; do
+		report "$status" "$name" "$detail"
+	done <"$logs/prefixes.txt"
+	grep -q . "$logs/prefixes.txt" || report FAIL "prefixes" "no results: see build/results/logs/prefixes.log"
+	step_done "sanitized prefixes"
+fi
+
+# 8. The stable postings (scripts/check/stable.sh): each applies to the 6.12
+# base, passes checkpatch, builds in the default configuration and in the
+# one that compiles every file it touches (sanitized), and perf's annotate
+# suites pass in both. STABLE=0 leaves it out.
 if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
 	[ -z "$stable_fetch_pid" ] || wait "$stable_fetch_pid" || true
-	say "the 6.12 backport: base, builds and suites (about 5 minutes)"
+	say "the stable postings on the 6.12 base: two builds and the annotate suites (about 6 minutes)"
 	"$TOP/scripts/check/stable.sh" >"$logs/stable.txt" 2>"$logs/stable.log" || true
-	# Its pair of perfs for the matrix's 6.12 rows (step 9), in the
-	# background at the lowest priority. Its exit status goes to a file:
-	# step 9's background job waits for it there (a job can only 'wait'
-	# for its own children).
-	stable_pair_pid=
-	rm -f "$logs/stable-pair.rc"
-	if [ "${VM:-1}" != 0 ]; then
-		{
-			rc=0
-			{ BASE=6.12 nice -n 19 "$TOP/scripts/build/pair.sh" &&
-				BASE=6.12 nice -n 19 "$TOP/vm/host/build-perf.sh" arm64; } || rc=$?
-			echo "$rc" >"$logs/stable-pair.rc"
-		} >"$logs/stable-pair.log" 2>&1 &
-		stable_pair_pid=$!
-	fi
 	while IFS='|' read -r status name detail; do
 		report "$status" "$name" "$detail"
 	done <"$logs/stable.txt"
@@ -379,73 +387,37 @@ if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
 	step_done stable
 fi
 
-# 9. Real kernels: the QEMU matrix (vm/host/matrix.sh, vm/README.md), both
-# perfs against the real /proc/kcore of Debian's kernels; the baseline's
-# known defects and the emulator's limits are in checks/expect-vm.txt.
-# VM=0 leaves it out, reported as one skipped check.
+# 9. Real kernels: make check's two rows of the QEMU matrix (CHECK_ROWS;
+# vm/host/matrix.sh, vm/README.md), both perfs against the real /proc/kcore
+# of the base's own kernel; the baseline's known defects and the
+# emulator's limits are in checks/expect-vm.txt. make check-vm runs every
+# row. VM=0 leaves them out, reported as one skipped check.
 if [ "${VM:-1}" = 0 ]; then
 	report SKIP "vm: real-kernel matrix" "VM=0"
 else
 	if kill -0 "$vm_early_pid" 2>/dev/null; then
-		say "waiting for the matrix's downloads, the guests' perfs and the QEMU harness's own tests (logs: build/results/logs/vm-fetch.log, vm-build.log)"
+		say "waiting for the rows' downloads, the arm64 guest's perfs and the QEMU harness's own tests (logs: build/results/logs/vm-fetch.log, vm-build.log)"
 	fi
 	wait "$vm_early_pid" || true
-	step_done "waiting for the matrix's downloads and builds"
+	step_done "waiting for the rows' downloads and builds"
 	while IFS='|' read -r status name detail; do
 		report "$status" "$name" "$detail"
 	done <"$logs/vm-harness.txt"
 	grep -q . "$logs/vm-harness.txt" ||
 		report FAIL "vm harness" "no results: see build/results/logs/vm-harness.log"
 
-	# The 6.12 backport's pair (its baseline and series perfs) on two of
-	# the matrix's 6.12 rows: the stable series meets real kernels too.
-	# One guest at a time, beside the matrix's own: its rows then fill
-	# the CPU the matrix leaves idle while its last rows finish.
-	stable_vm_pid=
-	if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
-		[ -n "$stable_pair_pid" ] || die "internal: no 6.12 pair was built"
-		stable_vm=$TOP/build/stable-6.12/results/vm
-		rm -f "$stable_vm/checks.txt"
-		say "the 6.12 backport's perfs on ${STABLE_VM_ROWS[*]}, beside the matrix (log: build/results/logs/vm-matrix-stable.log)"
-		{
-			while [ ! -e "$logs/stable-pair.rc" ]; do sleep 2; done
-			if [ "$(cat "$logs/stable-pair.rc")" = 0 ]; then
-				BASE=6.12 VM_JOBS=1 "$TOP/vm/host/matrix.sh" -o "$stable_vm" \
-					"${STABLE_VM_ROWS[@]}"
-			fi
-		} >"$logs/vm-matrix-stable.log" 2>&1 &
-		stable_vm_pid=$!
-	fi
-
-	say "real-kernel matrix: QEMU guests (about 20 minutes; log: build/results/logs/vm-matrix.log)"
+	say "real-kernel rows ${CHECK_ROWS[*]}: QEMU guests (about 5 minutes; log: build/results/logs/vm-matrix.log)"
 	rm -f "$results/vm/checks.txt"
-	"$TOP/vm/host/matrix.sh" -o "$results/vm" 2>&1 | tee "$logs/vm-matrix.log" |
+	"$TOP/vm/host/matrix.sh" -o "$results/vm" "${CHECK_ROWS[@]}" 2>&1 | tee "$logs/vm-matrix.log" |
 		grep --line-buffered -E '^(==>|\[)' >&2 || true
 	if [ -s "$results/vm/checks.txt" ]; then
 		while IFS='|' read -r status name detail; do
 			report "$status" "$name" "$detail"
 		done <"$results/vm/checks.txt"
 	else
-		report FAIL "vm: real-kernel matrix" "no verdicts: see build/results/logs/vm-matrix.log"
+		report FAIL "vm: real-kernel rows" "no verdicts: see build/results/logs/vm-matrix.log"
 	fi
-	step_done matrix
-
-	if [ -n "$stable_vm_pid" ]; then
-		if kill -0 "$stable_vm_pid" 2>/dev/null; then
-			say "waiting for the 6.12 backport's rows (log: build/results/logs/vm-matrix-stable.log)"
-		fi
-		wait "$stable_vm_pid" || true
-		wait "$stable_pair_pid" || true
-		step_done "6.12 rows after the matrix"
-		if [ -s "$stable_vm/checks.txt" ]; then
-			while IFS='|' read -r status name detail; do
-				report "$status" "stable-6.12: $name" "$detail"
-			done <"$stable_vm/checks.txt"
-		else
-			report FAIL "stable-6.12: vm: real-kernel matrix" \
-				"no verdicts: see build/results/logs/stable-pair.log and vm-matrix-stable.log"
-		fi
-	fi
+	step_done rows
 fi
 
 read -r busy_end all_end < <(cpu_jiffies)

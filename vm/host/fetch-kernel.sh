@@ -6,7 +6,8 @@
 # The package: the newest matching KERNEL_PACKAGE in KERNEL_SUITE (default:
 # the host's bookworm), at KERNEL_VERSION when the config pins one; a pin the
 # archive no longer serves (sid moves on) falls back to the newest match,
-# loudly. The kernel image is DIR/KERNEL_FILE, its modules
+# loudly, unless the row's pin is strict (KERNEL_PIN_STRICT=yes: make
+# check's rows), which then fails. The kernel image is DIR/KERNEL_FILE, its modules
 # DIR/lib/modules/VERSION (DIR/usr/lib/modules/VERSION from trixie on), or,
 # when the row loads MODULES and sets MODULES_PACKAGE, in that package of
 # the same version, whose directory is printed on a line before DIR.
@@ -33,10 +34,14 @@ if [ -n "$KERNEL_VERSION" ]; then
 			break
 		fi
 	done
+	if [ ${#candidates[@]} -eq 0 ] && [ "$KERNEL_PIN_STRICT" = yes ]; then
+		die "$CONFIG_NAME: KERNEL_VERSION $KERNEL_VERSION (a strict pin) is not in $suite's index any more: pin a version the archive serves (vm/configs/$CONFIG_NAME.conf)"
+	fi
 	[ ${#candidates[@]} -gt 0 ] ||
 		say "WARNING: $CONFIG_NAME: KERNEL_VERSION $KERNEL_VERSION (the config's pin) is not in $suite's index any more: using the newest match"
 fi
-candidates+=("${matches[@]}")
+# A strict pin takes no other version, not even when its .deb fails.
+[ "$KERNEL_PIN_STRICT" = yes ] && [ -n "$KERNEL_VERSION" ] || candidates+=("${matches[@]}")
 dir=
 for pkg in "${candidates[@]}"; do
 	if dir=$(vm_unpack "$src" "$pkg"); then

@@ -48,6 +48,7 @@ load_config() {
 	MOD_ABOVE_COPY=${MOD_ABOVE_COPY:-no} # yes: kcore-check.sh's module-above-_end copy
 	KERNEL_SUITE=${KERNEL_SUITE:-}       # empty: the host's suites (bookworm)
 	KERNEL_VERSION=${KERNEL_VERSION:-}   # the pinned version of KERNEL_PACKAGE
+	KERNEL_PIN_STRICT=${KERNEL_PIN_STRICT:-no} # yes: no fallback when the pin is gone
 	CROSS_COMPILE=${CROSS_COMPILE:-}
 }
 
