@@ -60,6 +60,16 @@ addresses() { # PATCH...
 	[ -f "$get_maintainer" ] || return 0
 	out=$(cd "$SRC" && perl "$get_maintainer" --nogit --nogit-fallback --no-tree --nofixes \
 		--rolestats "$@" 2>/dev/null) || return 0
+	# A stable posting (a base of its own: BASE_STABLE) goes to stable,
+	# with everyone get_maintainer.pl names on copy.
+	if [ "${BASE_STABLE:-no}" = yes ]; then
+		echo "To: stable@vger.kernel.org"
+		{
+			sed 's/ (.*//' <<<"$out"
+			[ ! -f "$cc_file" ] || grep -v '^#' "$cc_file"
+		} | grep . | paste -sd, - | sed 's/,/, /g; s/^/Cc: /'
+		return 0
+	fi
 	sed -n 's/ (maintainer:.*//p' <<<"$out" | paste -sd, - | sed 's/,/, /g; s/^/To: /'
 	{
 		grep -v '(maintainer:' <<<"$out" | sed 's/ (.*//'

@@ -73,8 +73,11 @@ fi
 # holds a perf, takes the feature tests' results from there, as perf's
 # tests/make does with FEATURES_DUMP: 3 s instead of 8 s for a build with
 # nothing to do, and the series does not touch tools/build.
+# Not with LIBBPF_DYNAMIC=1 (the stable postings' second configuration):
+# FEATURE-DUMP has no feature-libbpf, which that build then finds missing.
 features=()
-if [ -n "$rev" ] && [ -x "$obj/perf" ] && [ -s "$obj/FEATURE-DUMP" ]; then
+if [ -n "$rev" ] && [ -x "$obj/perf" ] && [ -s "$obj/FEATURE-DUMP" ] &&
+	[[ " $* " != *" LIBBPF_DYNAMIC=1 "* ]]; then
 	features=(FEATURES_DUMP="$obj/FEATURE-DUMP")
 fi
 if ! make -C "$src/tools/perf" -j"$(nproc)" O="$obj" "${PERF_MAKE_FLAGS[@]}" "$@" "${features[@]}" \
