@@ -19,18 +19,40 @@
 # the reason, keyed to the host kernel, and never fails the target. What
 # fails it: a test case (a suite without subtests, or one subtest) that is
 # Ok on the base and is not Ok with the series (FAILED, Skip, timed out, no
-# result or missing) on a first run and again when both are run once more.
+# result or missing) on a first run, and then, over up to FULL_RERUNS (9)
+# more runs of both, base and series in turn (base run k, series run k,
+# base run k+1, ...; so that a spell of load falls on both), is not Ok with
+# the series significantly more often than with the base run beside it: a
+# one-sided exact sign test (McNemar's exact test) on the pairs of reruns
+# where only one of the two is not Ok, k where it is the series, m the base,
+# p = P(X >= k) for X ~ Binomial(k + m, 1/2), a regression when p < 0.05.
+# The first run picked the suspect and is not counted (counting it, a case
+# flaky on both sides alike is called a regression more often than 5%).
+# Ok on the base and not with the series in every one of 9 reruns gives
+# p = 1/512; it takes 5 such pairs, with none the other way, to reach 0.05
+# (1/32), so fewer than 5 reruns can never show a regression. A suspect that
+# is not a regression is listed as flaky with its counts and p, and passes.
+# The reruns of a test stop as soon as no result of the pairs left could
+# change its verdict (a test Ok on the base and failing with the series every
+# time: after 8 reruns, p = 1/256, and the 9th cannot lift it to 0.05); at most
+# FULL_RERUNS pairs, each at most 2 x (FULL_TIMEOUT + 10 s): 9 x 260 s = 39 min
+# for a suspect whose runs all time out, 9 x 130 s for one that hangs with the
+# series only; a quick test like "Number of exit events of a simple
+# workload" takes a second for all its pairs.
 #
 # Then the same in QEMU guests of a 7.x kernel with KASLR, where /proc/kcore
-# is real (matrix rows arm64-max-kaslr-7.2 and x86_64-kaslr-7.2, one after
+# is real (matrix rows arm64-max-kaslr-7.3 and x86_64-kaslr-7.3, one after
 # the other, booted by vm/host/run.sh): the C suites vm/guest/perf-tests.sh
 # names, which exercise maps, symbols, DSOs and kcore, with the matrix's two
 # perfs of the row's architecture (built as vm/host/matrix.sh -b builds them
 # if need be). The guests have busybox sh and no bash, python or perl, so
 # perf's shell tests cannot run there. The guest reruns a suite with a case
-# Ok on the base and not with the series itself; this host applies the same
-# rule to its runs, keyed to the guest's kernel (uname -r in the guest). A
-# guest that does not run to its end counts as one failure.
+# Ok on the base and not with the series itself, in the same way (in turn,
+# FULL_RERUNS times at most, stopping once the verdict is settled); this
+# host applies the same rule to its runs, keyed to the guest's kernel (uname
+# -r in the guest). A guest that does not run to its end (VM_RUN_TIMEOUT,
+# 5400 s) counts as one failure: a suite that hangs with the series in a
+# guest (9 x 600 s of reruns) ends there, and fails the target so.
 #
 # Writes build/results/perf-test.json: the host's results at the top level
 # as before, each guest's under "guests" (ROW: kernel, tests, ...), what is
@@ -47,9 +69,9 @@
 # exits non-zero if any.
 # Usage: scripts/check/full.sh   (FULL_TIMEOUT: seconds per test, 120;
 # FULL_ONLY=REGEX: only the tests whose description matches, for a quick try,
-# host and guests; FULL_RERUNS: reruns of a suspect, 3; FULL_HOST=0: the
+# host and guests; FULL_RERUNS: reruns of a suspect at most, 9; FULL_HOST=0: the
 # guests only; FULL_VM=0: this host only; FULL_VM_ROWS: the rows, default
-# "arm64-max-kaslr-7.2 x86_64-kaslr-7.2"; FULL_VM_TIMEOUT: seconds per run
+# "arm64-max-kaslr-7.3 x86_64-kaslr-7.3"; FULL_VM_TIMEOUT: seconds per run
 # of a suite in a guest, 600)
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
@@ -118,17 +140,41 @@ for desc in "${descs[@]}"; do
 	say "[$((SECONDS - start)) s] $i/${#descs[@]} $desc ($((SECONDS - t0)) s)"
 done
 
-# 3. A test Ok on the base and not with the series runs again, both sides,
-# FULL_RERUNS times (3): some of perf's tests are flaky on these machines
-# ("Number of exit events of a simple workload" failed 7 of 12 runs of the
-# base, 5 of 12 of the series), so one rerun is not enough to tell.
-mapfile -t again < <(compare rerun)
+# 3. The reruns.
+host_logs=$logs
+rerun_suspects
+}
+
+# A test Ok on the base and not with the series runs again, base and series
+# in turn (base run k, series run k, base run k+1, ...), FULL_RERUNS times
+# (9) at most: some of perf's tests are flaky on these machines, the more so
+# under load ("Number of exit events of a simple workload" failed 3 of 10
+# runs of the base, 4 of 10 of the series, with other builds running), and
+# load that comes and goes must fall on both. It stops once no result of the
+# pairs left can change the verdict ('compare settled').
+rerun_suspects() {
+local desc run rc state list pairs=$((${FULL_RERUNS:-9} + 1))
+local -a again
+list=$(compare rerun) || die "compare rerun failed"
+mapfile -t again < <(printf '%s' "$list" | sed '/^$/d')
+if [ ${#again[@]} -gt 0 ] && [ "${FULL_RERUNS:-9}" -lt 5 ]; then
+	say "FULL_RERUNS=${FULL_RERUNS:-9}: fewer than 5 reruns of each cannot show a regression at p < 0.05;" \
+		"every suspect will be listed as flaky"
+fi
 for desc in "${again[@]}"; do
-	say "[$((SECONDS - start)) s] again: $desc (Ok on the base, not with the series)"
-	for ((run = 2; run <= ${FULL_RERUNS:-3} + 1; run++)); do
+	say "[$((SECONDS - start)) s] again: $desc (Ok on the base, not with the series;" \
+		"up to $((pairs - 1)) more runs of each, in turn)"
+	state=''
+	for ((run = 2; run <= pairs; run++)); do
 		run_test base "$desc" "$run"
 		run_test series "$desc" "$run"
+		rc=0
+		state=$(compare settled "$desc") || rc=$?
+		[ "$rc" -eq 0 ] && break
+		[ "$rc" -eq 10 ] || die "compare settled failed for '$desc'"
 	done
+	[ -n "$state" ] || state=$(compare settled "$desc") || :
+	say "[$((SECONDS - start)) s] $desc: $state"
 done
 }
 
@@ -141,7 +187,7 @@ done
 # guest's runs laid out as this host's, for the same comparison).
 guest_tests() {
 local rows row arch dir out=$results/full-vm rc t0
-read -ra rows <<<"${FULL_VM_ROWS:-arm64-max-kaslr-7.2 x86_64-kaslr-7.2}"
+read -ra rows <<<"${FULL_VM_ROWS:-arm64-max-kaslr-7.3 x86_64-kaslr-7.3}"
 rm -rf "$out"
 mkdir -p "$out"
 # The perfs are the matrix's: build/vm/perf/ARCH/ for another architecture
@@ -158,7 +204,7 @@ done
 {
 	head -1 "$TOP/vm/guest/perf-tests.sh"
 	echo "PT_TIMEOUT=${FULL_VM_TIMEOUT:-600}"
-	echo "PT_RERUNS=${FULL_RERUNS:-3}"
+	echo "PT_RERUNS=${FULL_RERUNS:-9}"
 	printf "PT_ONLY='%s'\n" "$(printf '%s' "${FULL_ONLY:-.}" | sed "s/'/'\\\\''/g")"
 	tail -n +2 "$TOP/vm/guest/perf-tests.sh"
 } >"$out/perf-tests.sh"
@@ -263,14 +309,17 @@ run_test() { # SIDE DESC RUN
 }
 
 # Parse the logs. 'compare rerun' prints the host's tests to run again (the
-# guests rerun their own); 'compare report' writes perf-test.json and the
-# summary, and fails on a regression or a guest that did not run.
-compare() { # MODE
-	MODE=$1 LOGS=$host_logs GUESTS=$guests JSON=$json PREV=$json.prev KERNEL=$kernel FULL=$full TOP=$TOP \
+# guests rerun their own); 'compare settled DESC' prints the counts of the
+# runs so far of the host's test DESC and exits 0 if no result of the runs
+# left can change its verdict, 10 if one can; 'compare report' writes
+# perf-test.json and the summary, and fails on a regression or a guest that
+# did not run.
+compare() { # MODE [DESC]
+	MODE=$1 DESC=${2:-} PAIRS=$((${FULL_RERUNS:-9} + 1)) LOGS=$host_logs GUESTS=$guests JSON=$json PREV=$json.prev KERNEL=$kernel FULL=$full TOP=$TOP \
 		BASE_REV="$(git -C "$SRC" describe --tags --always "$base_rev") ($base_rev)" \
 		SERIES_REV="$(git -C "$SRC" describe --tags --always "$series_rev") ($series_rev)" \
 		TIMEOUT=$timeout_s ELAPSED=$((SECONDS - start)) ONLY=${FULL_ONLY:-} python3 - <<'PY'
-import csv, json, os, re, sys, time
+import csv, json, math, os, re, sys, time
 
 mode, top = os.environ["MODE"], os.environ["TOP"]
 OK = "Ok"
@@ -382,12 +431,73 @@ class Place:
 def suspect(pair):
     return pair[0][0] == OK and pair[1][0] != OK
 
+# The verdict on a suspect: its pairs of reruns (base and series in turn; not
+# the first run, which picked it), a one-sided exact sign test (McNemar's exact test) on
+# the pairs where only one of the two is not Ok. k: only the series is not
+# Ok; m: only the base. p = P(X >= k) for X ~ Binomial(k + m, 1/2), the
+# chance of k or more of the k + m going against the series if each went
+# either way alike. A regression when p < ALPHA.
+ALPHA = 0.05
+RULE = ("a case Ok on the base and not with the series on its first run is run again, base and series in turn; "
+        "a regression when, over its pairs of reruns (the first run not counted), k where only the series is not Ok and m where only the base "
+        f"is not, p = P(X >= k | X ~ Binomial(k + m, 1/2)) < {ALPHA} (one-sided exact sign test); flaky otherwise")
+
+def sign_p(k, m):
+    n = k + m
+    return sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n
+
+def tally(pairs):
+    """The counts and p of a case's pairs [(base (verdict, reason), series (...)), ...]."""
+    def kinds(side):
+        v = {}
+        for p in pairs:
+            if p[side][0] != OK:
+                v[p[side][0]] = v.get(p[side][0], 0) + 1
+        return v
+    k = sum(1 for b, s in pairs if b[0] == OK and s[0] != OK)
+    m = sum(1 for b, s in pairs if b[0] != OK and s[0] == OK)
+    return {"runs": len(pairs),
+            "base_not_ok": sum(1 for b, s in pairs if b[0] != OK), "base_not_ok_as": kinds(0),
+            "series_not_ok": sum(1 for b, s in pairs if s[0] != OK), "series_not_ok_as": kinds(1),
+            "only_series_not_ok": k, "only_base_not_ok": m, "p": sign_p(k, m)}
+
+def settled(t, left):
+    """Whether no result of LEFT more pairs can change the verdict: p only
+    falls with a pair where only the series is not Ok, only rises with one
+    where only the base is not, and stays with any other."""
+    k, m = t["only_series_not_ok"], t["only_base_not_ok"]
+    return sign_p(k + left, m) >= ALPHA or sign_p(k, m + left) < ALPHA
+
+def counts(t):
+    def side(name):
+        n, kinds = t[f"{name}_not_ok"], t[f"{name}_not_ok_as"]
+        said = f" ({', '.join(f'{v} {c}' for v, c in kinds.items())})" if kinds and set(kinds) != {"FAILED"} else ""
+        return f"{name} not Ok {n} of {t['runs']}{said}"
+    return (f"{side('base')}, {side('series')}; only the series {t['only_series_not_ok']}, "
+            f"only the base {t['only_base_not_ok']}: p={t['p']:.3g}")
+
 if mode == "rerun":
     host = Place(os.environ["LOGS"], os.environ["TIMEOUT"])
     for d in host.descs:
         if any(suspect(p) for p in host.compared(d, 1).values()):
             print(d)
     sys.exit(0)
+
+if mode == "settled":
+    # The host's test DESC: its suspects' counts so far; exit 0 if settled.
+    host, d = Place(os.environ["LOGS"], os.environ["TIMEOUT"]), os.environ["DESC"]
+    done = sorted({k[2] for k in host.runs if k[0] == d})
+    later = [host.compared(d, r) for r in done if r > 1]
+    left = max(int(os.environ["PAIRS"]) - len(done), 0)
+    said, open_ = [], False
+    for c, pair in host.compared(d, 1).items():
+        if suspect(pair):
+            t = tally([a[c] for a in later])
+            open_ = open_ or not settled(t, left)
+            said.append(f"{c + ': ' if c else ''}{counts(t)}"
+                        f"{'' if not settled(t, left) else ' (a regression)' if t['p'] < ALPHA else ' (flaky)'}")
+    print("; ".join(said))
+    sys.exit(10 if open_ else 0)
 
 def judge(place):
     """Every case of PLACE, base against series: the report's part of it."""
@@ -409,13 +519,18 @@ def judge(place):
                 rec["reason"] = reasons
             regressed = False
             if suspect((b, s)):
-                # A regression only if every rerun is Ok on the base and not
-                # with the series.
-                again = [a[c] for a in agains if c in a] or [(b, s)]
+                # A regression only if, over the reruns, the series is not
+                # Ok significantly more often than the base run beside it
+                # (ALPHA). The first run, which made it a suspect, is not
+                # counted: a case flaky on both sides would else be called
+                # a regression more often than ALPHA says.
+                again = [a[c] for a in agains if c in a]
                 rec["rerun"] = [{"base": b2[0], "series": s2[0]} for b2, s2 in again]
-                regressed = all(suspect(p) for p in again)
+                t = tally(again)
+                rec.update(t)
+                regressed = t["p"] < ALPHA
                 (regressions if regressed else flaky).append(
-                    {"test": name, "base": b[0], "series": s[0], "rerun": rec["rerun"], "reason": reasons})
+                    dict({"test": name, "base": b[0], "series": s[0], "rerun": rec["rerun"], "reason": reasons}, **t))
             rec["regression"] = regressed
             pair = f"{b[0]}/{s[0]}"
             pairs[pair] = pairs.get(pair, 0) + 1
@@ -442,7 +557,7 @@ def judge(place):
             del entry["subtests"]
         tests.append(entry)
     part = {"pairs": dict(sorted(pairs.items(), key=lambda kv: -kv[1])),
-            "regressions": regressions, "flaky": flaky,
+            "verdict_rule": RULE, "regressions": regressions, "flaky": flaky,
             "not_ok_on_both": both,
             "series_only_not_ok": [dict(zip(("test", "series", "reason"), l.split("\t"))) for l in new_not_ok],
             "tests": tests}
@@ -483,11 +598,10 @@ def summary(title, kernel, part, known, where=""):
         for t in part["series_only_not_ok"]:
             print(f"  {t['series']:16s} {t['test']}: {t['reason']}")
     for f in part["flaky"]:
-        then = ", ".join(f"{r['base']}/{r['series']}" for r in f["rerun"])
-        print(f"FLAKY {where}{f['test']}: {f['base']}/{f['series']}, then {then}")
+        print(f"FLAKY {where}{f['test']}: {counts(f)} (not < {ALPHA}: not a regression)")
     for r in part["regressions"]:
         why = r["reason"].get("series", "")
-        print(f"FAIL  {where}{r['test']}: Ok on the base, {r['series']} with the series in every run{': ' + why if why else ''}")
+        print(f"FAIL  {where}{r['test']}: {counts(r)} < {ALPHA}{': ' + why if why else ''}")
 
 def as_json(kernel, part):
     both = part["not_ok_on_both"]
@@ -506,7 +620,7 @@ if os.path.exists(os.environ["PREV"]):
         pass
     # Results of before "finished" was written: the file's time says when.
     prev.setdefault("finished", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(os.environ["PREV"]))))
-HOST_KEYS = ("host_kernel", "host_kernel_version", "machine", "timeout_seconds", "pairs", "regressions",
+HOST_KEYS = ("host_kernel", "host_kernel_version", "machine", "timeout_seconds", "pairs", "verdict_rule", "regressions",
              "flaky", "not_ok_on_both", "series_only_not_ok", "tests")
 print(f"base {os.environ['BASE_REV']}, series {os.environ['SERIES_REV']}")
 if os.environ["LOGS"]:

@@ -6,8 +6,9 @@
 # python or perl, which is why perf's shell tests cannot run here.
 #
 # Started by vm/guest/init.sh through vm/host/run.sh. full.sh may put
-# PT_TIMEOUT (seconds per run of a suite, 300), PT_RERUNS (3) and PT_ONLY
-# (an extended regex: only the suites it matches) in front of this script.
+# PT_TIMEOUT (seconds per run of a suite, 300), PT_RERUNS (9: reruns of a
+# suspect suite at most) and PT_ONLY (an extended regex: only the suites it
+# matches) in front of this script.
 #
 # Prints, between init.sh's result markers:
 #   PT_KERNEL=uname -r          the guest's kernel, which the results are keyed to
@@ -44,7 +45,7 @@ Session ELF machine of a perf.data from another machine|the series: the ELF mach
 EOF
 }
 PT_TIMEOUT=${PT_TIMEOUT:-300}
-PT_RERUNS=${PT_RERUNS:-3}
+PT_RERUNS=${PT_RERUNS:-9}
 PT_ONLY=${PT_ONLY:-.}
 FILES=/tmp/out/files
 
@@ -98,6 +99,54 @@ oks() { # LOG
 	sed -n 's/^ *[0-9][0-9.]*: \(.*[^ ]\) *: Ok$/\1/p' "$1" | sort
 }
 
+# Whether RUNS pairs of runs of a suite settle the verdict on each case
+# Ok on the base and not with the series in run 1 (the host's rule, in
+# full.sh's 'compare'): over the reruns (runs 2 to RUNS; run 1 picked the
+# case), k pairs where only the series is not Ok, m where only the base; p = P(X >= k), X ~ Binomial(k + m, 1/2); a regression when
+# p < 0.05. Settled (status 0) when no result of the pairs left can change
+# that: p only falls with a pair where only the series is not Ok, only rises
+# with one where only the base is not. Prints the counts of each case (named
+# unless it is the whole suite DESC).
+settled() { # BNUM SNUM RUNS [DESC]
+	oks "$FILES/base-$1-1.log" >/tmp/base-oks
+	oks "$FILES/series-$2-1.log" >/tmp/series-oks
+	comm -23 /tmp/base-oks /tmp/series-oks >/tmp/suspects
+	r=1
+	while [ "$r" -le "$3" ]; do
+		oks "$FILES/base-$1-$r.log" | sed "s/^/$r b /"
+		oks "$FILES/series-$2-$r.log" | sed "s/^/$r s /"
+		r=$((r + 1))
+	done >/tmp/pairs-oks
+	awk -v runs="$3" -v pairs=$((PT_RERUNS + 1)) -v alpha=0.05 -v desc="${4:-}" '
+		function p(k, m,   n, i, c, s) { # P(X >= k), X ~ Binomial(k + m, 1/2)
+			n = k + m; c = 1; s = 0
+			for (i = 0; i <= n; i++) { if (i >= k) s += c; c = c * (n - i) / (i + 1) }
+			return s / 2 ^ n
+		}
+		FILENAME == ARGV[1] { sus[$0] = 1; next }
+		{ r = $1; side = $2; c = $0; sub(/^[0-9]+ [bs] /, "", c); ok[r SUBSEP side SUBSEP c] = 1 }
+		END {
+			left = pairs - runs; if (left < 0) left = 0
+			unsettled = 0
+			for (c in sus) {
+				k = m = nb = ns = 0
+				# The reruns only: run 1 picked the suspect.
+				for (r = 2; r <= runs; r++) {
+					b = ((r SUBSEP "b" SUBSEP c) in ok); s = ((r SUBSEP "s" SUBSEP c) in ok)
+					nb += !b; ns += !s
+					if (b && !s) k++; else if (s && !b) m++
+				}
+				pk = p(k, m)
+				if (p(k + left, m) < alpha && p(k, m + left) >= alpha) { unsettled = 1; v = "" }
+				else v = (pk < alpha ? " (a regression)" : " (flaky)")
+				printf "%s%sbase not Ok %d of %d, series not Ok %d of %d; only the series %d, only the base %d: p=%.3g%s", \
+					(said++ ? "; " : ""), (c == desc ? "" : c ": "), nb, runs - 1, ns, runs - 1, k, m, pk, v
+			}
+			print ""
+			exit unsettled
+		}' /tmp/suspects /tmp/pairs-oks
+}
+
 # A short word of a log's verdicts for the progress line.
 said() { # SIDE DESC RUN
 	num=$(num_of "$1" "$2")
@@ -124,21 +173,27 @@ while IFS= read -r desc; do
 	run_suite base "$desc" 1
 	run_suite series "$desc" 1
 	progress "$i/$total $desc: base $(said base "$desc" 1); series $(said series "$desc" 1) ($(($(date +%s) - t)) s)"
-	# A case Ok on the base and not with the series counts only if it is so
-	# again: both run PT_RERUNS more times (the host applies the rule). A
-	# suite only one perf has is not compared.
+	# A case Ok on the base and not with the series is a regression only if
+	# it is not Ok with the series significantly more often than with the
+	# base: both run PT_RERUNS more times at most, base and series in turn
+	# (base run k, series run k, base run k+1, ...), until the verdict is
+	# settled (the host applies the rule). A suite only one perf has is not
+	# compared.
 	bnum=$(num_of base "$desc")
 	snum=$(num_of series "$desc")
 	if [ -z "$bnum" ] || [ -z "$snum" ]; then continue; fi
 	oks "$FILES/base-$bnum-1.log" >/tmp/base-oks
 	oks "$FILES/series-$snum-1.log" >/tmp/series-oks
 	[ -n "$(comm -23 /tmp/base-oks /tmp/series-oks)" ] || continue
-	run=2
+	run=2 last=1
 	while [ $run -le $((PT_RERUNS + 1)) ]; do
 		progress "again ($run): $desc (Ok on the base, not with the series)"
 		run_suite base "$desc" $run
 		run_suite series "$desc" $run
+		last=$run
+		settled "$bnum" "$snum" $run >/dev/null && break
 		run=$((run + 1))
 	done
+	progress "$desc: $(settled "$bnum" "$snum" "${last:-1}" "$desc")"
 done </tmp/suites.txt
 progress "done"
