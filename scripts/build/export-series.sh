@@ -58,7 +58,7 @@ fi
 addresses() { # PATCH...
 	local out
 	[ -f "$get_maintainer" ] || return 0
-	out=$(cd "$SRC" && perl "$get_maintainer" --nogit --nogit-fallback --no-tree --nofixes \
+	out=$(cd "$SRC" && perl "$get_maintainer" --nogit --nogit-fallback --no-tree --nofixes --nokeywords \
 		--rolestats "$@" 2>/dev/null) || return 0
 	# A stable posting (a base of its own: BASE_STABLE) goes to stable,
 	# with everyone get_maintainer.pl names on copy.
