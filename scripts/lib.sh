@@ -98,3 +98,15 @@ private_apt_opts() { # DIR SOURCES
 debian_sources_line() { # SOURCE
 	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $1 main"
 }
+
+# checkpatch on patch file P (relative to TOP), its output to LOG; prints
+# the number of findings. Two types are ignored for every patch (make check,
+# step 3, says why), and those the patch accepts below its '---' line with
+# the reason: "checkpatch: TYPE: reason".
+checkpatch_findings() { # P LOG
+	local ignore
+	ignore=$(sed -n '/^---$/,/^diff --git/s/^checkpatch: \([A-Z_]*\): .*/\1/p' "$TOP/$1" | paste -sd, -)
+	(cd "$SRC" && ./scripts/checkpatch.pl --no-tree --terse --show-types \
+		--ignore "UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES${ignore:+,$ignore}" "$TOP/$1") >"$2" 2>&1 || true
+	grep -cE '(ERROR|WARNING|CHECK):' "$2" || true
+}

@@ -149,11 +149,8 @@ fi
 #   PERFORMANCE EVENTS SUBSYSTEM entry covers all of tools/perf/, so a new
 #   file there needs no MAINTAINERS change.
 for p in "${patches[@]}"; do
-	ignore=$(sed -n '/^---$/,/^diff --git/s/^checkpatch: \([A-Z_]*\): .*/\1/p' "$TOP/$p" | paste -sd, -)
 	log=$logs/checkpatch-${p//\//_}.log
-	(cd "$SRC" && ./scripts/checkpatch.pl --no-tree --terse --show-types \
-		--ignore "UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES${ignore:+,$ignore}" "$TOP/$p") >"$log" 2>&1 || true
-	findings=$(grep -cE '(ERROR|WARNING|CHECK):' "$log" || true)
+	findings=$(checkpatch_findings "$p" "$log")
 	if [ "$findings" = 0 ]; then
 		report PASS "checkpatch $p"
 	else

@@ -53,12 +53,8 @@ for name in "${names[@]}"; do
 
 	# 2. checkpatch, as for the upstream postings (accepted types below '---').
 	for p in $(dir_patches "$SERIES_DIR/$name"); do
-		ignore=$(sed -n '/^---$/,/^diff --git/s/^checkpatch: \([A-Z_]*\): .*/\1/p' "$TOP/$p" | paste -sd, -)
 		log=$logs/checkpatch-$(basename "$p").log
-		(cd "$SRC" && ./scripts/checkpatch.pl --no-tree --terse --show-types \
-			--ignore "UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES${ignore:+,$ignore}" "$TOP/$p") \
-			>"$log" 2>&1 || true
-		n=$(grep -cE '(ERROR|WARNING|CHECK):' "$log" || true)
+		n=$(checkpatch_findings "$p" "$log")
 		if [ "$n" = 0 ]; then
 			emit PASS "checkpatch $p"
 		else
