@@ -36,20 +36,41 @@ report() { # STATUS NAME [DETAIL]
 # that CI keeps.
 steps=() step_start=$SECONDS
 # The CPU time of this script's own processes, in clock ticks: this shell's
-# and that of every child it has waited for (/proc/PID/stat fields 14-17,
+# and that of every child it has reaped (/proc/PID/stat fields 14-17,
 # utime, stime, cutime, cstime), so whatever else runs on the machine is
-# not counted. A background job's time counts in the step that waits for it.
+# not counted. A background job (bg_start) records its own CPU time when it
+# ends (bg_end); bash reaps it whenever it exits, so its time is taken out
+# of the step it ended in and reported on a line of its own.
 # And the machine's busy and total time (/proc/stat's first line): how busy
 # the machine was during the run says whether it was short of CPU.
-own_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$$/stat"; }
+proc_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$1/stat"; }
 cpu_jiffies() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
 read -r busy_start all_start < <(cpu_jiffies)
 hz=$(getconf CLK_TCK)
-step_own=$(own_ticks)
+declare -A bg_pid=()
+bg_start() { echo "$SECONDS" >"$logs/bg-$1.start"; rm -f "$logs/bg-$1.cpu"; } # NAME, before '&'
+bg_end() { # NAME, the job's last command: its CPU ticks and wall seconds
+	local pid=$BASHPID # the job's shell (in $(...), BASHPID is another)
+	echo "$(proc_ticks "$pid") $((SECONDS - $(cat "$logs/bg-$1.start")))" >"$logs/bg-$1.cpu"
+}
+step_own=$(proc_ticks $$)
 step_done() { # NAME: its wall time, and its own processes' CPU time
-	local own
-	own=$(own_ticks)
-	steps+=("$1 $((SECONDS - step_start)) s (CPU $(((own - step_own) / hz)) s)")
+	local own name ended=() bg=0 ticks wall
+	# Jobs that have ended and been reaped (not even a zombie): their
+	# time is in this shell's cutime, read after this check.
+	for name in "${!bg_pid[@]}"; do
+		if ! kill -0 "${bg_pid[$name]}" 2>/dev/null && [ -s "$logs/bg-$name.cpu" ]; then
+			ended+=("$name")
+		fi
+	done
+	own=$(proc_ticks $$)
+	for name in "${ended[@]}"; do
+		read -r ticks wall <"$logs/bg-$name.cpu"
+		bg=$((bg + ticks))
+		unset "bg_pid[$name]"
+		steps+=("(background: $name $wall s (CPU $((ticks / hz)) s))")
+	done
+	steps+=("$1 $((SECONDS - step_start)) s (CPU $(((own - step_own - bg) / hz)) s)")
 	step_start=$SECONDS step_own=$own
 }
 
@@ -72,10 +93,16 @@ CHECK_ROWS=(arm64-max-kaslr-7.3 x86_64-kaslr-7.3)
 # starts.
 stable_fetch_pid= vm_early_pid=
 if [ "$BASE" = 7.3 ] && [ "${STABLE:-1}" != 0 ]; then
-	BASE=6.12 "$TOP/scripts/build/fetch-base.sh" >"$logs/stable-fetch.log" 2>&1 &
-	stable_fetch_pid=$!
+	bg_start stable-fetch
+	{
+		BASE=6.12 "$TOP/scripts/build/fetch-base.sh" >"$logs/stable-fetch.log" 2>&1 || rc=$?
+		bg_end stable-fetch
+		exit "${rc:-0}"
+	} &
+	stable_fetch_pid=$! bg_pid[stable-fetch]=$!
 fi
 if [ "${VM:-1}" != 0 ]; then
+	bg_start rows-prep
 	{
 		# The sysroots first: the cross builds need them, and after
 		# them the downloads and the builds below share no file they
@@ -96,8 +123,9 @@ if [ "${VM:-1}" != 0 ]; then
 		# below had finished.)
 		nice -n 19 "$TOP/vm/host/matrix.sh" -b -o "$results/vm" "${CHECK_ROWS[@]}" >"$logs/vm-build.log" 2>&1 || true
 		wait
+		bg_end rows-prep
 	} &
-	vm_early_pid=$!
+	vm_early_pid=$! bg_pid[rows-prep]=$!
 fi
 
 # Extra builds of the series, and their make arguments. sanitize is a
