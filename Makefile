@@ -48,8 +48,8 @@ check: perf
 check-vm: perf
 	@$(C)/stamp.sh check-vm $(V)/matrix.sh
 
-# Every tier, one part after the other: make check's host steps and the
-# sanitized prefixes, check-vm, check-full, mutants, bench (scripts/check/check-all.sh).
+# Every tier, one part after the other: make check's host steps,
+# check-vm, check-full, mutants, bench (scripts/check/check-all.sh).
 check-all: perf
 	@$(C)/check-all.sh
 

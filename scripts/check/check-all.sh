@@ -5,8 +5,7 @@
 # records its commit, start, duration and machine in build/results/stamps/,
 # and can as well be run alone with its own make target):
 #   check       make check's host steps (VM=0: its two rows are also rows
-#               of check-vm, which runs them), and the sanitized build of
-#               every prefix of the core posting (scripts/check/prefixes.sh)
+#               of check-vm, which runs them)
 #   check-vm    every row of the real-kernel matrix (vm/host/matrix.sh)
 #   check-full  every perf test suite, base against series, and two guests
 #   mutants     the planted mistakes against the posted test and our suite
@@ -26,7 +25,7 @@ part() { # NAME COMMAND...
 	summary+=("$1: exit $rc, $(sed -n 's/^duration_s=//p' "$TOP/build/results/stamps/$1.txt") s")
 	[ $rc = 0 ] || rc_all=1
 }
-part check env VM=0 CHECK_PREFIXES=1 "$C/check.sh"
+part check env VM=0 "$C/check.sh"
 part check-vm "$TOP/vm/host/matrix.sh"
 part check-full "$C/full.sh"
 part mutants "$C/mutants.sh"

@@ -340,9 +340,13 @@ fi
 # (DEBUG=1), and reference counts, memory errors, leaks and undefined
 # behaviour (REFCNT_CHECKING=1 under AddressSanitizer, LeakSanitizer and
 # UndefinedBehaviorSanitizer).
+# Built as a --rev build of HEAD (the commits step 2 checked), in the object
+# directory that step 6c's prefixes then share.
+from=("$SRC")
+[ -n "$(git -C "$SRC" status --porcelain)" ] || from=(--rev HEAD)
 for variant in "${VARIANTS[@]}"; do
 	variant_args "$variant"
-	if "$TOP/scripts/build/perf.sh" "$SRC" "$BUILD/variants/$variant" "${args[@]}" \
+	if "$TOP/scripts/build/perf.sh" "${from[@]}" "$BUILD/variants/$variant" "${args[@]}" \
 		>"$logs/build-$variant.log" 2>&1; then
 		ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 			run_suites "$variant" "$BUILD/variants/$variant/perf" "$SRC"
@@ -353,6 +357,17 @@ for variant in "${VARIANTS[@]}"; do
 	fi
 	step_done "$variant"
 done
+
+# 6c. The sanitized build of every prefix of the core posting, and its
+# suites at each (scripts/check/prefixes.sh): every patch of kcore-merge
+# builds and passes under ASan, LSan and UBSan. Its builds share step 6's
+# object directory, so each recompiles what one patch changes.
+"$TOP/scripts/check/prefixes.sh" >"$logs/prefixes.txt" 2>"$logs/prefixes.log" || true
+while IFS='|' read -r status name detail; do
+	report "$status" "$name" "$detail"
+done <"$logs/prefixes.txt"
+grep -q . "$logs/prefixes.txt" || report FAIL "sanitized prefixes" "no results: see build/results/logs/prefixes.log"
+step_done "sanitized prefixes"
 
 # 6b. The configurations perf's maintainers and the kernel test robot build:
 # the distribution's (auxtrace and CoreSight on), clang 19, and perf's own
@@ -383,18 +398,6 @@ if [ ${#test_commits[@]} -gt 0 ]; then
 fi
 
 step_done base+tests
-
-# 7b. The sanitized build of every prefix of the core posting, and its
-# suites at each (scripts/check/prefixes.sh): make check-all's tier
-# (CHECK_PREFIXES=1), as it does not fit make check's time.
-if [ "${CHECK_PREFIXES:-0}" = 1 ]; then
-	"$TOP/scripts/check/prefixes.sh" >"$logs/prefixes.txt" 2>"$logs/prefixes.log" || true
-	while IFS='|' read -r status name detail; do
-		report "$status" "$name" "$detail"
-	done <"$logs/prefixes.txt"
-	grep -q . "$logs/prefixes.txt" || report FAIL "prefixes" "no results: see build/results/logs/prefixes.log"
-	step_done "sanitized prefixes"
-fi
 
 # 8. The stable postings (scripts/check/stable.sh): each applies to the 6.12
 # base, passes checkpatch, builds in the default configuration and in the
