@@ -201,14 +201,19 @@ count_module_samples() {
 # kallsyms address. Keys $1.$4ANNOTATE, $1.$4ANNOTATE_LINES and
 # $1.$4ANNOTATE_FROM; the output goes to $FILES/$4annotate-$1.txt.
 annotate_symbol() {
-	local p=$1 sym=$2 data=$3 key=$4 out addr rc lines from first
+	local p=$1 sym=$2 data=$3 key=$4 out
 	out=$FILES/$(echo "$key" | tr 'A-Z_' 'a-z-')annotate-$p
-	addr=$(awk -v s="$sym" '$3 == s { print $1; exit }' /proc/kallsyms | sed 's/^0*//')
 	/perf-$p annotate -i "$data" --stdio "$sym" >$out.txt 2>$out.err
-	rc=$?
-	lines=$(grep -cE '^ +[0-9.]+ +: +[0-9a-f]+:' $out.txt)
-	from=$(sed -n 's/.*Disassembly of \([^ ]*\) .*/\1/p' $out.txt | head -1)
-	first=$(sed -n 's/^ *[0-9.]* *: *\([0-9a-f]*\):.*/\1/p' $out.txt | head -1 | sed 's/^0*//')
+	annotate_verdict $p "$sym" $out.txt $key $?
+}
+
+# The keys of annotate_symbol from perf annotate's output $3 and exit code $5.
+annotate_verdict() {
+	local p=$1 sym=$2 out=$3 key=$4 rc=$5 addr lines from first
+	addr=$(awk -v s="$sym" '$3 == s { print $1; exit }' /proc/kallsyms | sed 's/^0*//')
+	lines=$(grep -cE '^ +[0-9.]+ +: +[0-9a-f]+:' $out)
+	from=$(sed -n 's/.*Disassembly of \([^ ]*\) .*/\1/p' $out | head -1)
+	first=$(sed -n 's/^ *[0-9.]* *: *\([0-9a-f]*\):.*/\1/p' $out | head -1 | sed 's/^0*//')
 	if [ $rc -ne 0 ]; then
 		result $p.${key}ANNOTATE "$(status_of $rc)"
 	elif [ "$lines" -eq 0 ]; then
@@ -445,15 +450,91 @@ if [ $rec != none ]; then
 	fi
 fi
 
-# 4. perf record --kcore: each PT_LOAD of the copy must read the bytes
-# /proc/kcore holds at its address, and a report from the copy must name the
-# kernel samples.
+# 4. perf record --kcore, recorded and checked by perf's own test of it:
+# /record_kcore.sh (tools/perf/tests/shell/record_kcore.sh of the
+# record-kcore-test posting), run by its path with a wrapper of each perf
+# first on PATH (write_perf_wrapper), which keeps what the test's perf runs
+# leave: the recording, its perf script output and its annotations. From
+# them: each PT_LOAD of the copy must read the bytes /proc/kcore holds at
+# its address, the kernel samples must be named, and the module function
+# the test annotated must start at its kallsyms address.
+
+# /tmp/wrap-$1/perf runs /perf-$1 and keeps: the output directory of a
+# successful 'perf record -o DIR' as /tmp/k.data (hard links: the test
+# deletes its own) and record's exit code in /tmp/k.rc; the output of 'perf
+# script' without --kallsyms in /tmp/kscript-$1.txt; that of 'perf annotate
+# ... SYMBOL' in $FILES/kcore-test-annotate-$1-SYMBOL.txt (exit codes in .rc).
+# The row's module work (MODULE_WORK) is added to the workload of 'perf
+# record ... -- sh -c WORKLOAD', its last argument, so that modules are
+# sampled.
+write_perf_wrapper() {
+	mkdir -p /tmp/wrap-$1
+	printf '#!/bin/sh\np=%s\nFILES=%s\nMODULE_WORK=%s\n' $1 $FILES "'$MODULE_WORK'" >/tmp/wrap-$1/perf
+	cat >>/tmp/wrap-$1/perf <<'EOF'
+case $1 in
+record)
+	n=$# i=0
+	for a; do
+		i=$((i + 1))
+		[ $i -gt 1 ] || set --
+		[ $i -lt $n ] || a="$a; $MODULE_WORK"
+		set -- "$@" "$a"
+	done
+	/perf-$p "$@"
+	rc=$?
+	out= prev=
+	for a; do
+		[ "$prev" != -o ] || out=$a
+		prev=$a
+	done
+	echo $rc >/tmp/k.rc
+	if [ $rc -eq 0 ] && [ -n "$out" ]; then
+		rm -rf /tmp/k.data
+		cp -al "$out" /tmp/k.data 2>/dev/null || cp -a "$out" /tmp/k.data
+	fi
+	exit $rc
+	;;
+script | annotate)
+	keep=/tmp/kscript-$p.txt
+	for a; do
+		case $a in --kallsyms*) keep= ;; esac
+		last=$a
+	done
+	[ $1 = script ] || keep=$FILES/kcore-test-annotate-$p-$last.txt
+	[ -n "$keep" ] || exec /perf-$p "$@"
+	{ /perf-$p "$@"; echo $? >$keep.rc; } | tee $keep
+	exit "$(cat $keep.rc)"
+	;;
+esac
+exec /perf-$p "$@"
+EOF
+	chmod 755 /tmp/wrap-$1/perf
+}
+
+# The reason in the "[Skipped: ...]" or "[Failed: ...]" line of a test's
+# log $2 ($1 Skipped or Failed), spaces as '-'.
+test_reason() {
+	sed -n "s/.*\[$1: \(.*\)\]\$/\1/p" "$2" | head -1 | tr ' ' '-'
+}
+
 kdata=
 for p in $PERFS; do
-	progress "$p: perf record --kcore"
-	rm -rf /tmp/k.data
-	/perf-$p record --kcore -a -e cpu-clock -o /tmp/k.data -- sh -c "$SHORT_WORKLOAD" >$FILES/record-kcore-$p.log 2>&1
+	progress "$p: perf record --kcore, by perf's test record_kcore.sh"
+	rm -rf /tmp/k.data /tmp/k.rc /tmp/kscript-$p.txt /tmp/kscript-$p.txt.rc
+	write_perf_wrapper $p
+	log=$FILES/record-kcore-test-$p.log
+	PATH=/tmp/wrap-$p:$PATH /record_kcore.sh >$log 2>&1
 	rc=$?
+	case $rc in
+	0) result $p.KCORE_TEST ok ;;
+	2) result $p.KCORE_TEST "skip:$(test_reason Skipped $log)" ;;
+	*) result $p.KCORE_TEST "$(status_of $rc):$(test_reason Failed $log)" ;;
+	esac
+	if [ ! -f /tmp/k.rc ]; then
+		result $p.KCORE_RECORD none
+		continue
+	fi
+	rc=$(cat /tmp/k.rc)
 	result $p.KCORE_RECORD "$(status_of $rc)"
 	[ $rc -eq 0 ] || continue
 	[ $p = series ] && kdata=/tmp/k.data   # the last perf: its data stays
@@ -473,21 +554,26 @@ for p in $PERFS; do
 	result $p.KCORE_COPY_PAGES "$3"
 	result $p.KCORE_COPY_DIFFERING_PAGES "$4"
 	result $p.KCORE_COPY_DIFFERING_CODE_PAGES "$5"
-	/perf-$p report -i /tmp/k.data --stdio --sort sym >$FILES/report-kcore-$p.txt 2>$FILES/report-kcore-$p.err
-	result $p.KCORE_REPORT "$(status_of $?)"
-	result $p.KCORE_REPORT_UNRESOLVED_PCT "$(unresolved_percent $FILES/report-kcore-$p.txt)"
-	/perf-$p script -i /tmp/k.data -F misc,ip,sym,dso >/tmp/kscript.txt 2>/dev/null
-	cp /tmp/kscript.txt /tmp/kscript-$p.txt
-	set -- $(count_samples /tmp/kscript.txt)
+	# The test's 'perf script -F misc,ip,sym' of the recording, with its copy.
+	if [ ! -f /tmp/kscript-$p.txt.rc ]; then
+		result $p.KCORE_REPORT none
+		continue
+	fi
+	result $p.KCORE_REPORT "$(status_of "$(cat /tmp/kscript-$p.txt.rc)")"
+	cp /tmp/kscript-$p.txt $FILES/kcore-script-$p.txt
+	set -- $(count_samples /tmp/kscript-$p.txt)
 	result $p.KCORE_KERNEL_SAMPLES "$2"
 	result $p.KCORE_UNRESOLVED "$3"
-	set -- $(count_module_samples /tmp/kscript.txt)
+	result $p.KCORE_REPORT_UNRESOLVED_PCT "$(awk -v n="$1" -v u="$3" 'BEGIN { printf "%.2f\n", n ? 100 * u / n : 0 }')"
+	set -- $(count_module_samples /tmp/kscript-$p.txt)
 	result $p.KCORE_MODULE_SAMPLES "$1"
 	result $p.KCORE_MODULE_UNRESOLVED "$2"
-	# The copy's modules: the hottest module function annotated from it.
-	if [ "$3" != - ]; then
-		result $p.KCORE_MODULE_SYMBOL "$3"
-		annotate_symbol $p "$3" /tmp/k.data KCORE_MODULE_
+	# The copy's modules: the module function the test annotated from it.
+	sym=$(sed -n 's/^perf annotate of module symbol \([^ ]*\) .*/\1/p' $log)
+	out=$FILES/kcore-test-annotate-$p-$sym.txt
+	if [ -n "$sym" ] && [ -f "$out.rc" ]; then
+		result $p.KCORE_MODULE_SYMBOL "$sym"
+		annotate_verdict $p "$sym" $out KCORE_MODULE_ "$(cat $out.rc)"
 	else
 		result $p.KCORE_MODULE_ANNOTATE "skip:no-module-symbol"
 	fi

@@ -206,6 +206,7 @@ md=$outdir/vm-matrix.md
 			[ "$suite" = ok ] && suite="ok ($(val $p.KCORE_SUITE_PASSED) cases)"
 			kc=$(val $p.KCORE_RECORD)
 			[ "$kc" = ok ] && kc="$(val $p.KCORE_COPY_LOADS) ($(val $p.KCORE_COPY_OVERLAPS)), $(val $p.KCORE_COPY_DIFFERING)"
+			kc="test $(val $p.KCORE_TEST); $kc"
 			host=$(val $p.HOST_ANNOTATE)
 			case $host in
 			ok) host="ok ($(val HOST_ANNOTATED_SYMBOL), $(val $p.HOST_ANNOTATE_LINES) lines)" ;;
@@ -373,6 +374,14 @@ is() { [ "$1" = "$2" ] && echo yes || echo no; }
 				[ "$(val $p.KCORE_REPORT)" = ok ] && [ "$(val $p.KCORE_UNRESOLVED)" = 0 ] && ok=yes
 			verdict "$row" "$p" "record --kcore copy" $ok \
 				"record $(val $p.KCORE_RECORD), $(val $p.KCORE_COPY_LOADS) PT_LOADs ($(val $p.KCORE_COPY_OVERLAPS) overlapping), $(val $p.KCORE_COPY_DIFFERING) of $(val $p.KCORE_COPY_CHECKED) with code differing from /proc/kcore ($(val $p.KCORE_COPY_DIFFERING_PAGES) of $(val $p.KCORE_COPY_PAGES) pages differ, $(val $p.KCORE_COPY_DIFFERING_CODE_PAGES) of them with code), $(val $p.KCORE_UNRESOLVED) unresolved"
+			# perf's own test of the copy, as posted (record-kcore-test).
+			t=$(val $p.KCORE_TEST)
+			if [ "${t%%:*}" = skip ]; then
+				printf 'SKIP|vm: %s: %s: record --kcore test|%s\n' "$row" "$p" "$t"
+			else
+				verdict "$row" "$p" "record --kcore test" "$(is "$t" ok)" \
+					"record_kcore.sh: $t (guest/record-kcore-test-$p.log)"
+			fi
 			# Rows with MOD_ABOVE_COPY: the copy made with a module
 			# above _end, read back (kcore-check.sh, 4b).
 			if [ "$(val $p.MOD_ABOVE_COPY)" != — ]; then

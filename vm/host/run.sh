@@ -117,6 +117,14 @@ fi
 cp "$VM_GUEST/init.sh" "$image/init"
 cp "$guest_script" "$image/guest.sh"
 chmod 755 "$image/init" "$image/guest.sh"
+# perf's test of perf record --kcore, as posted (patches/record-kcore-test,
+# which adds that one file): kcore-check.sh runs it with each perf.
+awk '/^\+\+\+ b\/tools\/perf\/tests\/shell\/record_kcore\.sh$/ { f = 1; next }
+     f && /^@@/ { next }
+     f && /^\+/ { print substr($0, 2); next }
+     f { exit }' "$VM_TOP"/patches/record-kcore-test/0001-*.patch >"$image/record_kcore.sh"
+[ -s "$image/record_kcore.sh" ] || fail setup-error 2 "no record_kcore.sh in patches/record-kcore-test"
+chmod 755 "$image/record_kcore.sh"
 mkdir -p "$image/modules"
 # Each module of MODULES after the modules it depends on (the .ko's
 # depends= field: the packages ship no modules.dep, which depmod makes on
