@@ -36,7 +36,10 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 name=${out#"$BUILD"/}
 if [ -n "$rev" ]; then
-	obj=$BUILD/obj/$(printf '%s\n' "${PERF_MAKE_FLAGS[@]}" "$@" | sha256sum | cut -c1-12)
+	# NO_SHELLCHECK changes no object (it only adds perf's shellcheck
+	# of its shell scripts): builds that differ in it alone share one.
+	obj=$BUILD/obj/$(printf '%s\n' "${PERF_MAKE_FLAGS[@]}" "$@" | grep -v '^NO_SHELLCHECK=' |
+		sha256sum | cut -c1-12)
 	src=$BUILD/trees/shared
 else
 	obj=$out

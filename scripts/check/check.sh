@@ -254,11 +254,21 @@ step_done suites
 
 # 5b. The postings alone, as a maintainer applies them: the perf of the last
 # posting's commit (no check layer) runs the suites that exist there, the
-# posted tests among them.
+# posted tests among them. This build runs perf's own shellcheck of its
+# shell scripts (NO_SHELLCHECK= undoes base.conf's NO_SHELLCHECK=1), the
+# posted record_kcore.sh among them.
 last_posting=$(postings | tail -1)
 if [ -n "$last_posting" ]; then
-	if "$TOP/scripts/build/perf.sh" --rev "posting/$last_posting" "$BUILD/postings" \
+	# make runs the shellcheck again only without its last log.
+	find "$BUILD/obj" -name 'record_kcore.sh.shellcheck_log' -delete
+	rm -f "$BUILD/postings/.build-key"
+	if "$TOP/scripts/build/perf.sh" --rev "posting/$last_posting" "$BUILD/postings" NO_SHELLCHECK= \
 		>"$logs/build-postings.log" 2>&1; then
+		if find "$BUILD/obj" -name 'record_kcore.sh.shellcheck_log' | grep -q .; then
+			report PASS "postings: perf's build shellchecks its shell tests" "$(shellcheck --version | sed -n 's/^version: //p')"
+		else
+			report FAIL "postings: perf's build shellchecks its shell tests" "no tests/shell/record_kcore.sh.shellcheck_log"
+		fi
 		SUITES=()
 		list=$("$BUILD/postings/perf" test list 2>&1)
 		for suite in "${PERF_SUITES[@]}"; do

@@ -66,7 +66,11 @@ for suite in "$@"; do
 		case $res in
 		Ok) emit PASS "$name" "" ;;
 		FAILED!) emit FAIL "$name" "see ${log#"$BUILD"/}" ;;
-		*) emit SKIP "$name" "$res" ;;
+		*)
+			# A shell test says why in its output: "[Skipped: REASON]".
+			why=$(sed -n 's/.*\[Skipped: \(.*\)\]$/\1/p' "$log" | head -1)
+			emit SKIP "$name" "$res${why:+: $why}"
+			;;
 		esac
 	done <<<"$results"
 	# Object code reading only reads kernel code where /proc/kcore is usable.
