@@ -204,7 +204,7 @@ annotate_symbol() {
 	local p=$1 sym=$2 data=$3 key=$4 out
 	out=$FILES/$(echo "$key" | tr 'A-Z_' 'a-z-')annotate-$p
 	/perf-$p annotate -i "$data" --stdio "$sym" >$out.txt 2>$out.err
-	annotate_verdict $p "$sym" $out.txt $key $?
+	annotate_verdict $p "$sym" $out.txt "$key" $?
 }
 
 # The keys of annotate_symbol from perf annotate's output $3 and exit code $5.
