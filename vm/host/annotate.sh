@@ -7,7 +7,7 @@
 # port, OUTDIR/data.bin, or through the console as guest/kcore-data.tgz.b64).
 # Both of this host's perfs, the baseline and the series
 # (build/{baseline,patched}/perf), annotate the hottest kernel symbol of the
-# guest's report of that recording, disassembled with the guest
+# guest's perf script of that recording, disassembled with the guest
 # architecture's objdump (binutils-<triplet>, vm/host/install-deps.sh).
 #
 #   vm/host/annotate.sh CONFIG OUTDIR
@@ -86,10 +86,15 @@ if [ ! -f "$data/data" ] || [ ! -f "$data/kcore_dir/kcore" ]; then
 fi
 result HOST_KCORE_DATA "ok:$(stat -c %s "$work/kcore-data.tgz")-bytes"
 
-# --- the symbol: the hottest kernel one of the guest's report of this data ---
-sym=$(awk '$2 == "[k]" && $3 !~ /^0x/ { print $3; exit }' "$outdir/guest/report-kcore-series.txt" 2>/dev/null || true)
+# --- the symbol: the kernel one (not a module's) most samples of this data
+# get in the guest's perf script of it (kcore-script-series.txt: misc, ip,
+# sym; the copy's kallsyms says which symbols are the kernel's) ---
+sym=$(awk 'NR == FNR { if (NF == 3) kernel[$3] = 1; next }
+	   $1 ~ /K/ && ($3 in kernel) { n[$3]++ }
+	   END { for (s in n) if (n[s] > most) { most = n[s]; best = s }; print best }' \
+	"$data/kcore_dir/kallsyms" "$outdir/guest/kcore-script-series.txt" 2>/dev/null || true)
 result HOST_ANNOTATED_SYMBOL "${sym:-none}"
-[ -n "$sym" ] || both_fail no-kernel-symbol-in-the-guest-report
+[ -n "$sym" ] || both_fail no-kernel-symbol-in-the-guest-script
 addr=$(awk -v s="$sym" '$3 == s { print $1; exit }' "$data/kcore_dir/kallsyms" | sed 's/^0*//')
 result HOST_SYMBOL_ADDRESS "${addr:-none}"
 
