@@ -187,76 +187,116 @@ md=$outdir/vm-matrix.md
 	echo "(host side: vm/host/annotate.sh);"
 	echo "total ${total} s for ${#rows[@]} rows."
 	echo
-	echo "| guest | kernel | _stext | perf | object code reading | kcore maps suite | kernel samples | unresolved | differing | lost vs kallsyms | annotate | modules (below _text, above _end) | module samples (unresolved) | module annotate | kcore copy: PT_LOADs (overlapping), differing from kcore | copy: module samples (unresolved), annotate | copy with a module above _end | annotate on the host | boot s | run s |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	# Six small tables: the rows, then per row and perf the suites, the
+	# samples, annotate, the modules and the --kcore copy.
+	echo "## Rows"
+	echo
+	echo "| guest | kernel | _stext | modules (below _text, above _end) | boot s | run s |"
+	echo "|---|---|---|---|---|---|"
 	for row in "${rows[@]}"; do
 		load_results "$row"
-		if [ "$(val STATUS)" != "done" ]; then
-			echo "| $row | $(val KERNEL) ($(val KERNEL_SUITE)) | | — | **$(val STATUS)**: $(val ERROR) | | | | | | | | | | | | | | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
-			continue
-		fi
-		for p in baseline series; do
-			ocr=$(val $p.OCR)
-			[ "$(val $p.OCR_KCORE)" = yes ] && ocr="$ocr (kernel code read from kcore)"
-			[ "$(val $p.OCR_KCORE)" = no ] && ocr="$ocr (**no kernel code read**)"
-			ann=$(val $p.ANNOTATE)
-			[ "$ann" = ok ] && ann="ok ($(val ANNOTATED_SYMBOL), $(val $p.ANNOTATE_LINES) lines from $(val $p.ANNOTATE_FROM))"
-			[ "$ann" != ok ] && [ "${ann#fail}" != "$ann" ] && ann="**$ann** ($(val ANNOTATED_SYMBOL), $(val $p.ANNOTATE_LINES) lines)"
-			suite=$(val $p.KCORE_SUITE)
-			[ "$suite" = ok ] && suite="ok ($(val $p.KCORE_SUITE_PASSED) cases)"
-			kc=$(val $p.KCORE_RECORD)
-			[ "$kc" = ok ] && kc="$(val $p.KCORE_COPY_LOADS) ($(val $p.KCORE_COPY_OVERLAPS)), $(val $p.KCORE_COPY_DIFFERING)"
-			kc="test $(val $p.KCORE_TEST); $kc"
-			host=$(val $p.HOST_ANNOTATE)
-			case $host in
-			ok) host="ok ($(val HOST_ANNOTATED_SYMBOL), $(val $p.HOST_ANNOTATE_LINES) lines)" ;;
-			—) ;;
-			*) host="**$host** ($(val HOST_ANNOTATED_SYMBOL))" ;;
-			esac
-			case $(val $p.HOST_MODULE_ANNOTATE) in
-			ok) host="$host; module: ok ($(val HOST_MODULE_SYMBOL))" ;;
-			—) ;;
-			*) host="$host; module: **$(val $p.HOST_MODULE_ANNOTATE)**" ;;
-			esac
-			mann=$(val $p.MODULE_ANNOTATE)
-			[ "$mann" = ok ] && mann="ok ($(val ANNOTATED_MODULE_SYMBOL), $(val $p.MODULE_ANNOTATE_LINES) lines from $(val $p.MODULE_ANNOTATE_FROM))"
-			[ "${mann#fail}" != "$mann" ] && mann="**$mann** ($(val ANNOTATED_MODULE_SYMBOL))"
-			kmann=$(val $p.KCORE_MODULE_ANNOTATE)
-			[ "$kmann" = ok ] && kmann="ok ($(val $p.KCORE_MODULE_SYMBOL))"
-			above=$(val $p.MOD_ABOVE_COPY)
-			[ "$above" = checked ] && above="$(val $p.MOD_ABOVE_COPY_MB) MiB: $(val $p.MOD_ABOVE_MODULE_SAMPLES) ($(val $p.MOD_ABOVE_UNRESOLVED), $(val $p.MOD_ABOVE_DIFFERING) otherwise), annotate $(val $p.MOD_ABOVE_ANNOTATE), bytes $(val $p.MOD_ABOVE_BYTES)"
-			echo "| $row | $(val KERNEL) ($(val KERNEL_SUITE)) | $(val KERNEL_STEXT) | $p $(val $p.VERSION) | $ocr | $suite |" \
-				"$(val $p.KERNEL_SAMPLES) of $(val $p.SAMPLES) | $(val $p.UNRESOLVED) | $(val DIFFERING) | $(val $p.KALLSYMS_LOST) |" \
-				"$ann | $(val MODULES_LOADED) ($(val MODULES_BELOW_TEXT), $(val MODULES_ABOVE_END)) |" \
-				"$(val $p.MODULE_SAMPLES) ($(val $p.MODULE_UNRESOLVED)) | $mann | $kc |" \
-				"$(val $p.KCORE_MODULE_SAMPLES) ($(val $p.KCORE_MODULE_UNRESOLVED)), $kmann | $above | $host | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
-		done
+		st=
+		[ "$(val STATUS)" = "done" ] || st=" **$(val STATUS)**: $(val ERROR)"
+		echo "| $row$st | $(val KERNEL) ($(val KERNEL_SUITE)) | $(val KERNEL_STEXT) |" \
+			"$(val MODULES_LOADED) ($(val MODULES_BELOW_TEXT), $(val MODULES_ABOVE_END)) | $(val BOOT_SECONDS) | $(val RUN_SECONDS) |"
 	done
+	# One table: its title, header and, per row that ran and perf, a line
+	# made by the function named.
+	per_perf_table() { # TITLE HEADER LINE-FUNCTION
+		local cols
+		cols=$(($(tr -cd "|" <<<"$2" | wc -c) + 1))
+		echo
+		echo "## $1"
+		echo
+		echo "| guest | perf | $2 |"
+		printf '|---|---|%s\n' "$(printf -- '---|%.0s' $(seq "$cols"))"
+		for row in "${rows[@]}"; do
+			load_results "$row"
+			[ "$(val STATUS)" = "done" ] || continue
+			for p in baseline series; do
+				echo "| $row | $p | $($3 "$p") |"
+			done
+		done
+	}
+	suites_line() {
+		local p=$1 ocr suite
+		ocr=$(val $p.OCR)
+		[ "$(val $p.OCR_KCORE)" = yes ] && ocr="$ocr, kernel code from kcore"
+		[ "$(val $p.OCR_KCORE)" = no ] && ocr="$ocr, **no kernel code read**"
+		suite=$(val $p.KCORE_SUITE)
+		[ "$suite" = ok ] && suite="ok ($(val $p.KCORE_SUITE_PASSED) cases)"
+		echo "$ocr | $suite | $(val $p.KCORE_TEST)"
+	}
+	samples_line() {
+		local p=$1
+		echo "$(val $p.KERNEL_SAMPLES) of $(val $p.SAMPLES) | $(val $p.UNRESOLVED) | $(val DIFFERING) | $(val $p.KALLSYMS_LOST)"
+	}
+	annotate_line() {
+		local p=$1 ann host
+		ann=$(val $p.ANNOTATE)
+		[ "$ann" = ok ] && ann="ok ($(val ANNOTATED_SYMBOL), $(val $p.ANNOTATE_LINES) lines from $(val $p.ANNOTATE_FROM))"
+		[ "${ann#fail}" != "$ann" ] && ann="**$ann** ($(val ANNOTATED_SYMBOL), $(val $p.ANNOTATE_LINES) lines)"
+		host=$(val $p.HOST_ANNOTATE)
+		case $host in
+		ok) host="ok ($(val HOST_ANNOTATED_SYMBOL), $(val $p.HOST_ANNOTATE_LINES) lines)" ;;
+		—) ;;
+		*) host="**$host** ($(val HOST_ANNOTATED_SYMBOL))" ;;
+		esac
+		case $(val $p.HOST_MODULE_ANNOTATE) in
+		ok) host="$host; module: ok ($(val HOST_MODULE_SYMBOL))" ;;
+		—) ;;
+		*) host="$host; module: **$(val $p.HOST_MODULE_ANNOTATE)**" ;;
+		esac
+		echo "$ann | $host"
+	}
+	modules_line() {
+		local p=$1 mann
+		mann=$(val $p.MODULE_ANNOTATE)
+		[ "$mann" = ok ] && mann="ok ($(val ANNOTATED_MODULE_SYMBOL), $(val $p.MODULE_ANNOTATE_LINES) lines from $(val $p.MODULE_ANNOTATE_FROM))"
+		[ "${mann#fail}" != "$mann" ] && mann="**$mann** ($(val ANNOTATED_MODULE_SYMBOL))"
+		echo "$(val $p.MODULE_SAMPLES) ($(val $p.MODULE_UNRESOLVED)) | $mann"
+	}
+	copy_line() {
+		local p=$1 kc kmann above
+		kc=$(val $p.KCORE_RECORD)
+		[ "$kc" = ok ] && kc="$(val $p.KCORE_COPY_LOADS) ($(val $p.KCORE_COPY_OVERLAPS)), $(val $p.KCORE_COPY_DIFFERING)"
+		kmann=$(val $p.KCORE_MODULE_ANNOTATE)
+		[ "$kmann" = ok ] && kmann="ok ($(val $p.KCORE_MODULE_SYMBOL))"
+		above=$(val $p.MOD_ABOVE_COPY)
+		[ "$above" = checked ] && above="$(val $p.MOD_ABOVE_COPY_MB) MiB: $(val $p.MOD_ABOVE_MODULE_SAMPLES) ($(val $p.MOD_ABOVE_UNRESOLVED), $(val $p.MOD_ABOVE_DIFFERING) otherwise), annotate $(val $p.MOD_ABOVE_ANNOTATE), bytes $(val $p.MOD_ABOVE_BYTES)"
+		echo "$kc | $(val $p.KCORE_KERNEL_SAMPLES) ($(val $p.KCORE_UNRESOLVED)) | $(val $p.KCORE_MODULE_SAMPLES) ($(val $p.KCORE_MODULE_UNRESOLVED)), $kmann | $above"
+	}
+	per_perf_table "Suites" "object code reading | kcore maps suite | record --kcore test" suites_line
+	per_perf_table "Samples and symbols" "kernel samples | unresolved | differing | lost vs kallsyms" samples_line
+	per_perf_table "Annotate" "from kcore | on the host" annotate_line
+	per_perf_table "Modules" "module samples (unresolved) | module annotate" modules_line
+	per_perf_table "The --kcore copy" "PT_LOADs (overlapping), differing from kcore | kernel samples (unresolved) | module samples (unresolved), annotate | copy with a module above _end" copy_line
 	echo
-	echo "Columns: *object code reading* is perf test \"Object code reading\" and"
-	echo "whether it read kernel code through /proc/kcore; *kcore maps suite* is the"
-	echo "series' perf test \"kcore maps\" (the baseline has none); *kernel samples* and"
+	echo "Columns: *modules* counts the modules loaded (the row's MODULES and what"
+	echo "they need) and those below _text and above _end. *object code reading* is"
+	echo "perf test \"Object code reading\" and whether it read kernel code through"
+	echo "/proc/kcore; *kcore maps suite* the series' perf test \"kcore maps\" (the"
+	echo "baseline has none); *record --kcore test* perf's record_kcore.sh (the"
+	echo "record-kcore-test posting), run with each perf. *kernel samples* and"
 	echo "*unresolved* count perf script samples whose cpumode is kernel (misc K),"
-	echo "not by address, and those without a symbol (a row with none fails); *differing* counts samples whose symbol or dso differs"
-	echo "between the two perfs on the same recording; *lost vs kallsyms* counts"
-	echo "samples that perf names with kallsyms alone but names differently, or"
-	echo "not at all, with /proc/kcore; *annotate* is perf annotate"
-	echo "of the hottest kernel symbol; *modules* counts the modules loaded (the"
-	echo "row's MODULES and what they need) and those below _text and above _end;"
-	echo "*module samples* counts kernel samples whose address lies in a module"
-	echo "(/proc/modules), and those without a symbol; *module annotate* is perf"
-	echo "annotate of the module function most of them fall in;"
-	echo "*kcore copy* is perf record --kcore's copy, and *copy: module samples*"
-	echo "the same counts and annotate from the copy (every page of it compared"
-	echo "with /proc/kcore's); *copy with a module above _end* (rows with"
-	echo "MOD_ABOVE_COPY) is a copy made from this kernel's kcore with a kallsyms"
-	echo "that lists a module symbol at _end, read back: its size, module samples"
-	echo "(unresolved, named otherwise than from the genuine copy), annotate of the"
-	echo "module function and its bytes against /proc/kcore (vm/README.md);"
-	echo "*annotate on the host* (rows of another architecture than the host's) is"
-	echo "the host's own perf, of the base or the series, annotating the hottest"
-	echo "kernel symbol of the guest's perf record --kcore data (recorded by the"
-	echo "series perf) with the guest architecture's objdump."
+	echo "and those without a symbol (a row with none fails); *differing* counts"
+	echo "samples whose symbol or dso differs between the two perfs on the same"
+	echo "recording; *lost vs kallsyms* samples that perf names with kallsyms alone"
+	echo "but otherwise, or not at all, with /proc/kcore. *from kcore* is perf"
+	echo "annotate of the hottest kernel symbol; *on the host* (rows of another"
+	echo "architecture than the host's) the host's own perf annotating the hottest"
+	echo "kernel symbol of the guest's --kcore recording (made by the series perf)"
+	echo "with the guest architecture's objdump. *module samples* counts kernel"
+	echo "samples whose address lies in a module (/proc/modules), and those"
+	echo "without a symbol; *module annotate* is perf annotate of the module"
+	echo "function most of them fall in. *The --kcore copy*: the recording of"
+	echo "record_kcore.sh, every page of the copy compared with /proc/kcore's, the"
+	echo "same counts from it and annotate of the module function the test"
+	echo "annotated; *copy with a module above _end* (rows with MOD_ABOVE_COPY) is a"
+	echo "copy made from this kernel's kcore with a kallsyms that lists a module"
+	echo "symbol at _end, read back: its size, module samples (unresolved, named"
+	echo "otherwise than from the genuine copy), annotate of the module function"
+	echo "and its bytes against /proc/kcore (vm/README.md)."
 	crashes=$(for row in "${rows[@]}"; do
 		grep -E '^[a-z]+\.[A-Z_]+=crash:' "$outdir/$row/results.txt" 2>/dev/null | sed "s/^/$row: /" || true
 	done)
