@@ -469,6 +469,15 @@ else
 	step_done rows
 fi
 
+# The results page (make results) is of one commit: a note, counted in no
+# total, when what the results depend on (stamp.sh's list) changed since.
+page_commit=$(sed -n '1s/^<!-- results of commit \([0-9a-f]*\) -->$/\1/p' "$TOP/Documentation/results.md")
+if [ -z "$page_commit" ] || ! git -C "$TOP" cat-file -e "$page_commit^{commit}" 2>/dev/null; then
+	echo "NOTE results.md names no commit of this history: make check-all, then make results" | tee -a "$out"
+elif ! git -C "$TOP" diff --quiet "$page_commit" -- patches checks scripts bases vm base.conf Makefile; then
+	echo "NOTE results.md is stale (since ${page_commit:0:12})" | tee -a "$out"
+fi
+
 read -r busy_end all_end < <(cpu_jiffies)
 echo "steps: $(printf '%s, ' "${steps[@]}" | sed 's/, $//'); CPU busy $(((busy_end - busy_start) * 100 / (all_end - all_start)))% of the run" | tee -a "$out"
 echo "make check took $((SECONDS - check_start)) s" | tee -a "$out"
