@@ -463,7 +463,8 @@ fi
 # successful 'perf record -o DIR' as /tmp/k.data (hard links: the test
 # deletes its own) and record's exit code in /tmp/k.rc; the output of 'perf
 # script' without --kallsyms in /tmp/kscript-$1.txt; that of 'perf annotate
-# ... SYMBOL' in $FILES/kcore-test-annotate-$1-SYMBOL.txt (exit codes in .rc).
+# ... SYMBOL' in $FILES/kcore-test-annotate-$1-SYMBOL.txt, or
+# ...-SYMBOL-kallsyms.txt with --kallsyms (exit codes in .rc).
 # The row's module work (MODULE_WORK) is added to the workload of 'perf
 # record ... -- sh -c WORKLOAD', its last argument, so that modules are
 # sampled.
@@ -495,13 +496,17 @@ record)
 	exit $rc
 	;;
 script | annotate)
-	keep=/tmp/kscript-$p.txt
+	proc= last=
 	for a; do
-		case $a in --kallsyms*) keep= ;; esac
+		case $a in --kallsyms*) proc=-kallsyms ;; esac
 		last=$a
 	done
-	[ $1 = script ] || keep=$FILES/kcore-test-annotate-$p-$last.txt
-	[ -n "$keep" ] || exec /perf-$p "$@"
+	if [ $1 = script ]; then
+		[ -z "$proc" ] || exec /perf-$p "$@"
+		keep=/tmp/kscript-$p.txt
+	else
+		keep=$FILES/kcore-test-annotate-$p-$last$proc.txt
+	fi
 	{ /perf-$p "$@"; echo $? >$keep.rc; } | tee $keep
 	exit "$(cat $keep.rc)"
 	;;
@@ -569,7 +574,7 @@ for p in $PERFS; do
 	result $p.KCORE_MODULE_SAMPLES "$1"
 	result $p.KCORE_MODULE_UNRESOLVED "$2"
 	# The copy's modules: the module function the test annotated from it.
-	sym=$(sed -n 's/^perf annotate of module symbol \([^ ]*\) .*/\1/p' $log)
+	sym=$(sed -n 's/^perf annotate of module symbol \([^ :]*\).*/\1/p' $log)
 	out=$FILES/kcore-test-annotate-$p-$sym.txt
 	if [ -n "$sym" ] && [ -f "$out.rc" ]; then
 		result $p.KCORE_MODULE_SYMBOL "$sym"
