@@ -462,9 +462,11 @@ fi
 # /tmp/wrap-$1/perf runs /perf-$1 and keeps: the output directory of a
 # successful 'perf record -o DIR' as /tmp/k.data (hard links: the test
 # deletes its own) and record's exit code in /tmp/k.rc; the output of 'perf
-# script' without --kallsyms in /tmp/kscript-$1.txt; that of 'perf annotate
-# ... SYMBOL' in $FILES/kcore-test-annotate-$1-SYMBOL.txt, or
-# ...-SYMBOL-kallsyms.txt with --kallsyms (exit codes in .rc).
+# script' of the recording with its copy (no --kallsyms, no --comms) in
+# /tmp/kscript-$1.txt; that of 'perf annotate ... SYMBOL' of the recording in
+# $FILES/kcore-test-annotate-$1-SYMBOL.txt, and of the test's proc.data
+# (/proc/kcore in place of the copy) in ...-SYMBOL-other.txt (exit codes in
+# .rc).
 # The row's module work (MODULE_WORK) is added to the workload of 'perf
 # record ... -- sh -c WORKLOAD', its last argument, so that modules are
 # sampled.
@@ -496,16 +498,16 @@ record)
 	exit $rc
 	;;
 script | annotate)
-	proc= last=
+	other= last=
 	for a; do
-		case $a in --kallsyms*) proc=-kallsyms ;; esac
+		case $a in --kallsyms* | --comms* | */proc.data) other=-other ;; esac
 		last=$a
 	done
 	if [ $1 = script ]; then
-		[ -z "$proc" ] || exec /perf-$p "$@"
+		[ -z "$other" ] || exec /perf-$p "$@"
 		keep=/tmp/kscript-$p.txt
 	else
-		keep=$FILES/kcore-test-annotate-$p-$last$proc.txt
+		keep=$FILES/kcore-test-annotate-$p-$last$other.txt
 	fi
 	{ /perf-$p "$@"; echo $? >$keep.rc; } | tee $keep
 	exit "$(cat $keep.rc)"
