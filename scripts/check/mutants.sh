@@ -4,9 +4,10 @@
 # make mutants: would the tests notice if the kcore-merge code were wrong?
 #
 # Each checks/mutants/NN-name.patch is one small, plausible mistake in the
-# code the kcore-merge posting adds (a "mutant"), written as a diff against
-# build/src HEAD; its first line says what it breaks. For each mutant in
-# turn this script
+# code a posting adds (a "mutant"), written as a diff against build/src
+# HEAD; its first line says what it breaks, and a second line "Posted test:
+# DESC" names the posting's own test when that is not kcore-merge's. For
+# each mutant in turn this script
 #   1. resets the scratch worktree build/mutants/tree to build/src HEAD and
 #      applies the mutant with git apply;
 #   2. builds its perf with scripts/build/perf.sh into build/mutants/obj,
@@ -15,7 +16,8 @@
 #   3. runs the two suites with that perf, from the worktree's tools/perf
 #      as scripts/check/run-perf-tests.sh does:
 #      - the posted test: perf test "Kernel maps from kcore" (the
-#        kcore-merge posting's tools/perf/tests/kcore-merge.c);
+#        kcore-merge posting's tools/perf/tests/kcore-merge.c), or the one
+#        the mutant names (kallsyms-module-end's "split kallsyms");
 #      - our full suite: perf test "kcore maps" (checks/layer/) and its
 #        allocation-failure sweep, checks/failalloc/run-kcore-enomem.sh.
 # A suite kills a mutant when one of its cases fails, or it crashes (a case
@@ -67,17 +69,23 @@ main() {
 	"$TOP/scripts/build/worktree.sh" "$rev" "$tree"
 	reset_tree
 	build "$logs/00-head-build.log" || die "build/src HEAD does not build: see ${logs#"$TOP"/}/00-head-build.log"
-	head_posted_cases=0 head_suite_cases=0
-	if posted_killed 00-head; then
-		die "the posted test fails on build/src HEAD: see ${logs#"$TOP"/}/00-head-posted.log"
-	fi
+	head_suite_cases=0
+	declare -A head_posted_cases=()
+	for p in "${patches[@]}"; do
+		posted=$(posted_test "$p")
+		[ -z "${head_posted_cases[$posted]:-}" ] || continue
+		head_posted_cases[$posted]=0
+		if posted_killed 00-head "$posted"; then
+			die "the posted test \"$posted\" fails on build/src HEAD: see ${logs#"$TOP"/}/00-head-posted.log"
+		fi
+		head_posted_cases[$posted]=$(count_results "$logs/00-head-posted.log")
+	done
 	if full_killed 00-head; then
 		die "the full suite fails on build/src HEAD: see ${logs#"$TOP"/}/00-head-suite.log and 00-head-enomem.log"
 	fi
 	# How many result lines a run that did not crash prints.
-	head_posted_cases=$(count_results "$logs/00-head-posted.log")
 	head_suite_cases=$(count_results "$logs/00-head-suite.log")
-	say "HEAD passes: the posted test ($head_posted_cases cases) and the full suite ($head_suite_cases cases and the sweep)"
+	say "HEAD passes: the posted tests (${!head_posted_cases[*]}) and the full suite ($head_suite_cases cases and the sweep)"
 
 	for p in "${patches[@]}"; do
 		n=$((n + 1))
@@ -93,7 +101,7 @@ main() {
 			errors+=("mutant $nn $name does not build: see ${logs#"$TOP"/}/$nn-build.log")
 		else
 			built=yes
-			if posted_killed "$nn"; then
+			if posted_killed "$nn" "$(posted_test "$p")"; then
 				posted=yes posted_kills=$((posted_kills + 1))
 			fi
 			if full_killed "$nn"; then
@@ -173,10 +181,18 @@ suite_kills() { # DESC LOG CASES
 	return 0
 }
 
-# Whether the posted test kills the mutant (or HEAD) in the worktree; logs
+# The posted test that mutant file PATCH is for: its "Posted test:" line,
+# else kcore-merge's.
+posted_test() { # PATCH
+	local t
+	t=$(sed -n '2s/^Posted test: //p' "$1")
+	echo "${t:-Kernel maps from kcore}"
+}
+
+# Whether posted test DESC kills the mutant (or HEAD) in the worktree; logs
 # LOGS/NN-posted.log.
-posted_killed() { # NN
-	suite_kills "Kernel maps from kcore" "$logs/$1-posted.log" "$head_posted_cases"
+posted_killed() { # NN DESC
+	suite_kills "$2" "$logs/$1-posted.log" "${head_posted_cases[$2]}"
 }
 
 # Whether our full suite kills it: perf test "kcore maps" and the
