@@ -369,8 +369,10 @@ for variant in "${VARIANTS[@]}"; do
 done
 
 # 6c. The sanitized build of every prefix of the core posting, and its
-# suites at each (scripts/check/prefixes.sh): every patch of kcore-merge
-# builds and passes under ASan, LSan and UBSan. Its builds share step 6's
+# suites at each with the posting's final test (scripts/check/prefixes.sh):
+# every patch of kcore-merge builds and passes under ASan, LSan and UBSan,
+# failing only the final test's cases of later patches, with no sanitizer
+# report. Its builds share step 6's
 # object directory, so each recompiles what one patch changes.
 "$TOP/scripts/check/prefixes.sh" >"$logs/prefixes.txt" 2>"$logs/prefixes.log" || true
 while IFS='|' read -r status name detail; do

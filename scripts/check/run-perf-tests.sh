@@ -20,6 +20,8 @@ mkdir -p "$logs"
 # The expected failures of a base other than 7.3 have their own file.
 xfail_file=$TOP/checks/xfail-$label.txt
 [ "$BASE" = 7.3 ] || xfail_file=$TOP/checks/xfail-$label-$BASE.txt
+# The caller may name the list of expected failures (prefixes.sh does).
+xfail_file=${XFAIL_FILE:-$xfail_file}
 
 expected_failure() {
 	[ -f "$xfail_file" ] && grep -qxF "$1" <(grep -v '^#' "$xfail_file")
