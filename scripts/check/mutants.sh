@@ -20,8 +20,12 @@
 #        the mutant names (kallsyms-module-end's "split kallsyms");
 #      - our full suite: perf test "kcore maps" (checks/layer/) and its
 #        allocation-failure sweep, checks/failalloc/run-kcore-enomem.sh.
-# A suite kills a mutant when one of its cases fails, or it crashes (a case
-# gives no result line) or runs out of time. First, build/src HEAD itself,
+#   4. for a mutant whose header has the line "Sanitized: yes" (a mistake
+#      only a sanitizer sees, such as a leaked reference), builds it again
+#      under ASan, LSan and UBSan (DEBUG=1, REFCNT_CHECKING on) into
+#      build/mutants/obj-asan and runs its posted test there.
+# A suite kills a mutant when one of its cases fails, it crashes (a case
+# gives no result line), runs out of time, or a sanitizer reports anything. First, build/src HEAD itself,
 # unmutated, runs both suites: they must pass there, or no kill means
 # anything.
 #
@@ -38,6 +42,8 @@ set -euo pipefail
 dir=$BUILD/mutants
 tree=$dir/tree
 obj=$dir/obj
+asan_obj=$dir/obj-asan
+asan_args=(DEBUG=1 "EXTRA_CFLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer")
 logs=$dir/logs
 out=$BUILD/results/mutants.txt
 # Time limit of each suite run, in seconds: at HEAD each takes 2 s or less
@@ -49,7 +55,7 @@ TIMEOUT=120
 # editing it during a run cannot change what the run does.
 main() {
 	local start=$SECONDS rev patches p nn name n=0 posted_kills=0 full_kills=0
-	local built posted full e errors=()
+	local built posted full sanitized ptest line e errors=() nr_sanitized=0 sanitized_kills=0
 
 	mkdir -p "$dir" "$logs" "$(dirname "$out")"
 	# One run at a time: they share the worktree and the object directory.
@@ -80,6 +86,21 @@ main() {
 		fi
 		head_posted_cases[$posted]=$(count_results "$logs/00-head-posted.log")
 	done
+	# The posted tests of the sanitized mutants must pass sanitized at HEAD.
+	declare -A head_sanitized_cases=()
+	for p in "${patches[@]}"; do
+		wants_sanitized "$p" || continue
+		posted=$(posted_test "$p")
+		[ -z "${head_sanitized_cases[$posted]:-}" ] || continue
+		say "build/src HEAD sanitized, for the mutants a sanitizer must see (minutes the first time)"
+		sanitized_build "$logs/00-head-sanitized-build.log" ||
+			die "build/src HEAD does not build sanitized: see ${logs#"$TOP"/}/00-head-sanitized-build.log"
+		head_sanitized_cases[$posted]=0
+		if suite_kills "$posted" "$logs/00-head-sanitized.log" 0 "$asan_obj"; then
+			die "the posted test \"$posted\" fails sanitized on build/src HEAD: see ${logs#"$TOP"/}/00-head-sanitized.log"
+		fi
+		head_sanitized_cases[$posted]=$(count_results "$logs/00-head-sanitized.log")
+	done
 	if full_killed 00-head; then
 		die "the full suite fails on build/src HEAD: see ${logs#"$TOP"/}/00-head-suite.log and 00-head-enomem.log"
 	fi
@@ -92,7 +113,7 @@ main() {
 		name=$(basename "$p" .patch)
 		nn=${name%%-*}
 		name=${name#*-}
-		built=no posted=no full=no
+		built=no posted=no full=no sanitized=-
 		say "mutant $nn $name ($n of ${#patches[@]}): $(head -1 "$p" | sed 's/^Mutant: //')"
 		reset_tree
 		if ! git -C "$tree" apply "$p" >"$logs/$nn-apply.log" 2>&1; then
@@ -107,13 +128,25 @@ main() {
 			if full_killed "$nn"; then
 				full=yes full_kills=$((full_kills + 1))
 			fi
+			if wants_sanitized "$p"; then
+				nr_sanitized=$((nr_sanitized + 1)) sanitized=no
+				ptest=$(posted_test "$p")
+				if ! sanitized_build "$logs/$nn-sanitized-build.log"; then
+					errors+=("mutant $nn $name does not build sanitized: see ${logs#"$TOP"/}/$nn-sanitized-build.log")
+					sanitized=error
+				elif suite_kills "$ptest" "$logs/$nn-sanitized.log" \
+					"${head_sanitized_cases[$ptest]}" "$asan_obj"; then
+					sanitized=yes sanitized_kills=$((sanitized_kills + 1))
+				fi
+			fi
 		fi
 		[ $built = yes ] || say "ERROR: ${errors[-1]}"
-		echo "mutant $nn $name: built $built, posted test killed $posted, full suite killed $full" |
-			tee -a "$out"
+		line="mutant $nn $name: built $built, posted test killed $posted, full suite killed $full"
+		[ "$sanitized" = - ] || line+=", sanitized posted test killed $sanitized"
+		echo "$line" | tee -a "$out"
 	done
 
-	echo "mutants: $posted_kills of $n killed by the posted test, $full_kills of $n by the full suite" |
+	echo "mutants: $posted_kills of $n killed by the posted test, $full_kills of $n by the full suite, $sanitized_kills of $nr_sanitized by the sanitized posted test" |
 		tee -a "$out"
 	for e in "${errors[@]}"; do
 		echo "ERROR: $e" | tee -a "$out"
@@ -142,6 +175,23 @@ build() { # LOG
 	return 1
 }
 
+# Build the worktree's perf sanitized into its own object directory.
+sanitized_build() { # LOG
+	local t=$SECONDS
+	if "$TOP/scripts/build/perf.sh" "$tree" "$asan_obj" "${asan_args[@]}" >"$1" 2>&1; then
+		say "  built sanitized in $((SECONDS - t)) s"
+		return 0
+	fi
+	cat "$asan_obj/build.log" >>"$1" 2>/dev/null || true
+	return 1
+}
+
+# Whether mutant file PATCH asks for the sanitized run: a header line
+# "Sanitized: yes" before its diff.
+wants_sanitized() { # PATCH
+	sed '/^---/q' "$1" | grep -qx 'Sanitized: yes'
+}
+
 # The number of result lines (" 12: desc : Ok", " 12.3: desc : FAILED!") in
 # a perf test log.
 count_results() { # LOG
@@ -153,10 +203,10 @@ count_results() { # LOG
 # (returns 0) when the suite kills the mutant: a case failed, the run timed
 # out (TIMEOUT), or it printed fewer result lines than at HEAD (CASES; 0:
 # at least one), which is a crash.
-suite_kills() { # DESC LOG CASES
-	local desc=$1 log=$2 cases=$3 num rc=0 nr
+suite_kills() { # DESC LOG CASES [OBJ]
+	local desc=$1 log=$2 cases=$3 o=${4:-$obj} num rc=0 nr
 	# The suite's number: perf test takes a name as a substring.
-	num=$("$obj/perf" test list 2>&1 | awk -v want="$desc" '
+	num=$("$o/perf" test list 2>&1 | awk -v want="$desc" '
 		match($0, /^ *[0-9]+: /) {
 			if (substr($0, RLENGTH + 1) == want) { sub(/:.*/, "", $1); print $1; exit }
 		}')
@@ -165,11 +215,14 @@ suite_kills() { # DESC LOG CASES
 		say "  $desc: no such test in this perf"
 		return 0
 	fi
-	(cd "$tree/tools/perf" && PATH=$obj:$PATH timeout -k 10 "$TIMEOUT" "$obj/perf" test -vv "$num") \
-		>"$log" 2>&1 || rc=$?
+	(cd "$tree/tools/perf" && PATH=$o:$PATH ASAN_OPTIONS=detect_leaks=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		timeout -k 10 "$TIMEOUT" "$o/perf" test -vv "$num") >"$log" 2>&1 || rc=$?
 	nr=$(count_results "$log")
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
 		say "  $desc: timed out after $TIMEOUT s"
+	elif grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$log"; then
+		say "  $desc: a sanitizer report"
 	elif grep -qE ': FAILED!$' "$log"; then
 		say "  $desc: $(grep -cE ': FAILED!$' "$log") of $nr cases FAILED"
 	elif [ "$nr" = 0 ] || [ "$nr" -lt "$cases" ]; then
