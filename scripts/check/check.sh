@@ -291,10 +291,10 @@ posting_commits() { # NAME: its commits, oldest first
 	local prev=base name
 	for name in $(postings); do
 		if [ "$name" = "$1" ]; then
-			git -C "$SRC" rev-list --reverse "posting/$prev..posting/$name"
+			git -C "$SRC" rev-list --reverse "$prev..posting/$name"
 			return
 		fi
-		prev=$name
+		prev=posting/$name
 	done
 }
 alone_tree=$BUILD/trees/alone
