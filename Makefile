@@ -2,7 +2,7 @@
 # built), scripts/check and scripts/bench (what checks it), vm/host (the QEMU
 # guests). See README.md.
 .DEFAULT_GOAL := perf
-.PHONY: perf deps fetch tree export check check-vm check-all check-configs check-full bench demo mutants results clean distclean
+.PHONY: perf deps fetch tree export check check-vm check-all check-configs check-full bench bench-postings demo mutants results clean distclean
 
 B := scripts/build
 C := scripts/check
@@ -70,6 +70,12 @@ check-full: tree
 # the default two.
 bench: tree
 	@$(C)/stamp.sh bench scripts/bench/bench.sh $(BENCH_ARGS)
+
+# Each posting alone against the base, and the whole series, on the real
+# layouts with no eBPF program maps and with 2,000 (make bench runs it too;
+# scripts/bench/postings.sh: ROUNDS, EBPF_MAPS, POSTINGS).
+bench-postings: perf
+	@scripts/bench/postings.sh
 
 # The README's main command: the series' perf on a real arm64 kernel in QEMU,
 # perf report and perf annotate read from its /proc/kcore.

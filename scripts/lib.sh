@@ -27,6 +27,19 @@ postings() {
 	awk -v b="$BASE." '!/^#/ && NF >= 2 && index($2, b) == 1 { print $1 }' "$PATCHES/postings"
 }
 
+# The commits of posting NAME in BUILD/src, oldest first: from the branch of
+# the posting before it (or the base) to posting/NAME.
+posting_commits() { # NAME
+	local prev=base name
+	for name in $(postings); do
+		if [ "$name" = "$1" ]; then
+			git -C "$SRC" rev-list --reverse "$prev..posting/$name"
+			return
+		fi
+		prev=posting/$name
+	done
+}
+
 # The folders whose patches make BUILD/src, in order, relative to TOP: the
 # postings and the check layer, or the one series folder.
 series_dirs() {

@@ -10,8 +10,9 @@
 # By default two tables: no eBPF program maps (the real layouts and N = 10
 # to 100,000 synthetic segments), and 8 eBPF program maps loaded before
 # kcore (N up to 10,000: every kcore map is then merged among maps that
-# already exist). Arguments, if any (make bench BENCH_ARGS="..."), replace
-# both and go to scripts/bench/compare.sh as one table (e.g. -s "10 100").
+# already exist); then each posting alone (scripts/bench/postings.sh).
+# Arguments, if any (make bench BENCH_ARGS="..."), replace all of them and
+# go to scripts/bench/compare.sh as one table (e.g. -s "10 100").
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -83,4 +84,9 @@ if [ $# -eq 0 ]; then
 	} | tee -a "$out"
 fi
 echo "Total: $((SECONDS - start)) s." >>"$out"
+# Each posting alone (build/results/bench-postings.md), appended here.
+if [ $# -eq 0 ]; then
+	"$TOP/scripts/bench/postings.sh"
+	sed -E 's/^(#+) /\1# /' "$BUILD/results/bench-postings.md" >>"$out"
+fi
 say "bench done in $((SECONDS - start)) s: $out"

@@ -124,11 +124,14 @@ measure() {
 	done
 
 	local -a t c m
-	local rt rc rm
+	local rt rc rm spread=-
 	if [ "${iters[0]}" -ge 1 ] && [ "${iters[1]}" -ge 1 ]; then
 		rt=$(ratios "${times[0]}" "${times[1]}" | median)
 		rc=$(ratios "${cpu[0]}" "${cpu[1]}" | median)
 		rm=$(ratios "${rss[0]}" "${rss[1]}" | median)
+		# the lowest and highest CPU ratio of a round
+		spread=$(ratios "${cpu[0]}" "${cpu[1]}" | sort -g |
+			awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.3f-%.3f", lo, hi }')
 	fi
 	for b in 0 1; do
 		t[b]=$(tr ' ' '\n' <<<"${times[b]}" | grep . | median)
@@ -141,21 +144,21 @@ measure() {
 	awk -v label="$label" -v n="$n" -v t0="${t[0]}" -v t1="${t[1]}" \
 		-v c0="${c[0]}" -v c1="${c[1]}" -v m0="${m[0]}" -v m1="${m[1]}" \
 		-v rt="${rt:-}" -v rc="${rc:-}" -v rm="${rm:-}" \
-		-v i0="${iters[0]}" -v i1="${iters[1]}" -v maps="${maps[1]}" '
+		-v i0="${iters[0]}" -v i1="${iters[1]}" -v maps="${maps[1]}" -v spread="$spread" '
 		function ratio(r, a, b) {
 			if (r != "")
 				return sprintf("%.3f", r)
 			return a > 0 ? sprintf("%.3f", b / a) : "-"
 		}
 		BEGIN {
-			printf "| %s | %s | %s | %.3f | %.3f | %s | %.3f | %.3f | %s | %d | %d | %s | %s / %s |\n",
+			printf "| %s | %s | %s | %.3f | %.3f | %s | %.3f | %.3f | %s | %d | %d | %s | %s / %s | %s |\n",
 				label, n, maps, t0, t1, ratio(rt, t0, t1), c0, c1, ratio(rc, c0, c1),
-				m0, m1, ratio(rm, m0, m1), i0, i1
+				m0, m1, ratio(rm, m0, m1), i0, i1, spread
 		}'
 }
 
-echo "| layout | N | maps | baseline ms | series ms | ratio | baseline CPU ms | series CPU ms | CPU ratio | baseline RSS KiB | series RSS KiB | RSS ratio | runs x iterations |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+echo "| layout | N | maps | baseline ms | series ms | ratio | baseline CPU ms | series CPU ms | CPU ratio | baseline RSS KiB | series RSS KiB | RSS ratio | runs x iterations | CPU ratio range |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
 for l in $layouts; do
 	echo "$l ..." >&2
 	n=$(case $l in x86_64) echo 7 ;; arm64) echo 5 ;; *) echo "?" ;; esac)
@@ -169,4 +172,5 @@ echo
 echo "baseline: ${perf[0]}; series: ${perf[1]}; eBPF programs: $bpf; modules: $modules."
 echo "Times: median over rounds of the mean wall-clock and CPU time of one load;"
 echo "ratio: series/baseline, median of the ratios within each round;"
+echo "CPU ratio range: the lowest and the highest CPU ratio of a round;"
 echo "RSS: median peak RSS of the benchmark process (inputs are written by a child process)."

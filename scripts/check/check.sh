@@ -287,16 +287,6 @@ fi
 # base with only the postings it needs: what a maintainer who applies just
 # those builds and tests. The perf is built like step 5b's, in the shared
 # object directory, so only the files that differ recompile.
-posting_commits() { # NAME: its commits, oldest first
-	local prev=base name
-	for name in $(postings); do
-		if [ "$name" = "$1" ]; then
-			git -C "$SRC" rev-list --reverse "$prev..posting/$name"
-			return
-		fi
-		prev=posting/$name
-	done
-}
 alone_tree=$BUILD/trees/alone
 while read -r name _ needs _; do
 	case $name:$needs in \#* | *: | *:-) continue ;; esac
