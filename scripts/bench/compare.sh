@@ -15,6 +15,15 @@
 #               alternating order (default: 11)
 #   -t SECONDS  time one run may take: sets its iterations (default: 2)
 #   -m MAX      at most MAX iterations per run (default: 200)
+#   -T          leave glibc's heap trimming on (see below)
+#
+# Both binaries run with glibc's heap trimming off
+# (GLIBC_TUNABLES=glibc.malloc.trim_threshold): perf loads kcore once per
+# process, but the benchmark loads it again and again, and a binary whose
+# loads leave the top of the heap free at their end would otherwise give
+# it back to the kernel and fault it in again at each load (seen: 150
+# page faults a load more, a CPU ratio of 1.49, for the same
+# instructions). -T measures that too.
 #
 # Each binary first runs once with one iteration (warm-up and probe). A
 # binary whose single iteration already takes longer than -t is measured by
@@ -30,13 +39,14 @@ modules=4
 rounds=11
 budget=2
 max_iters=200
+trim=off
 
 usage() {
 	sed -n '/^# usage:/,/^# Each binary/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
 	exit 2
 }
 
-while getopts "s:l:b:M:r:t:m:h" opt; do
+while getopts "s:l:b:M:r:t:m:Th" opt; do
 	case $opt in
 	s) segments=$OPTARG ;;
 	l) layouts=$OPTARG ;;
@@ -45,6 +55,7 @@ while getopts "s:l:b:M:r:t:m:h" opt; do
 	r) rounds=$OPTARG ;;
 	t) budget=$OPTARG ;;
 	m) max_iters=$OPTARG ;;
+	T) trim=on ;;
 	*) usage ;;
 	esac
 done
@@ -59,7 +70,10 @@ done
 run() {
 	local p=$1 iters=$2 out
 	shift 2
-	if ! out=$("$p" bench internals kcore-load -i "$iters" -b "$bpf" -m "$modules" "$@" 2>&1); then
+	local -a env=()
+	[ "$trim" = on ] || env=(GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824)
+	if ! out=$(env "${env[@]}" "$p" bench internals kcore-load -i "$iters" -b "$bpf" -m "$modules" \
+		"$@" 2>&1); then
 		echo "bench.sh: $p bench internals kcore-load $* failed:" >&2
 		echo "$out" >&2
 		return 1
@@ -169,7 +183,7 @@ for n in $segments; do
 	measure synthetic "$n" --segments "$n"
 done
 echo
-echo "baseline: ${perf[0]}; series: ${perf[1]}; eBPF programs: $bpf; modules: $modules."
+echo "baseline: ${perf[0]}; series: ${perf[1]}; eBPF programs: $bpf; modules: $modules; glibc heap trimming: $trim."
 echo "Times: median over rounds of the mean wall-clock and CPU time of one load;"
 echo "ratio: series/baseline, median of the ratios within each round;"
 echo "CPU ratio range: the lowest and the highest CPU ratio of a round;"

@@ -9,11 +9,14 @@
 # EBPF_MAPS of them (a busy eBPF host): CPU ratios from interleaved
 # rounds, with their spread. Writes build/results/bench-postings.md.
 # ROUNDS sets the rounds per row (default 9), POSTINGS the postings to
-# measure (default: all of them).
+# measure (default: all of them), TRIM=on leaves glibc's heap trimming on
+# (compare.sh -T).
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 rounds=${ROUNDS:-9}
+trim=()
+[ "${TRIM:-off}" = off ] || trim=(-T)
 ebpf_maps=${EBPF_MAPS:-2000}
 tree=$BUILD/trees/bench-posting
 out=$BUILD/results/bench-postings.md
@@ -69,7 +72,7 @@ for maps in 0 "$ebpf_maps"; do
 		{
 			echo "## $name, $maps eBPF program maps"
 			echo
-			"$TOP/scripts/bench/compare.sh" -s "" -r "$rounds" -b "$maps" \
+			"$TOP/scripts/bench/compare.sh" -s "" -r "$rounds" -b "$maps" "${trim[@]}" \
 				"$BUILD/bench-posting/base/perf" "$perf"
 			echo
 		} >>"$out"
