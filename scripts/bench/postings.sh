@@ -7,10 +7,13 @@
 # compared with scripts/bench/compare.sh against the base with the
 # benchmark alone, on the real layouts, with no eBPF program maps and with
 # EBPF_MAPS of them (a busy eBPF host): CPU ratios from interleaved
-# rounds, with their spread. Writes build/results/bench-postings.md.
+# rounds, with their spread; then the instructions of one load, which
+# repeat exactly (scripts/bench/instructions.sh), with the same eBPF maps
+# and with MODULES modules. Writes build/results/bench-postings.md.
 # ROUNDS sets the rounds per row (default 9), POSTINGS the postings to
 # measure (default: all of them), TRIM=on leaves glibc's heap trimming on
-# (compare.sh -T).
+# (compare.sh -T), CPU=off measures only instructions, MODULES the modules
+# of the instruction counts (default 4 and 100).
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -18,6 +21,8 @@ rounds=${ROUNDS:-9}
 trim=()
 [ "${TRIM:-off}" = off ] || trim=(-T)
 ebpf_maps=${EBPF_MAPS:-2000}
+cpu=${CPU:-on}
+modules=${MODULES:-4 100}
 tree=$BUILD/trees/bench-posting
 out=$BUILD/results/bench-postings.md
 logs=$BUILD/results/logs
@@ -65,6 +70,7 @@ done
 } >"$out"
 start=$SECONDS
 for maps in 0 "$ebpf_maps"; do
+	[ "$cpu" = on ] || break
 	for name in $names series; do
 		perf=$BUILD/bench-posting/$name/perf
 		[ "$name" != series ] || perf=$BUILD/patched/perf
@@ -97,5 +103,35 @@ done
 } >>"$out.summary"
 cat "$out.summary" >>"$out"
 rm -f "$out.summary"
+
+# Instructions of one load: one line per posting, eBPF maps and modules.
+{
+	echo "## Instructions of one load against the base"
+	echo
+	echo "| posting | eBPF maps | modules | x86_64 | arm64 | within 1.05 |"
+	echo "|---|---:|---:|---|---|---|"
+	for maps in 0 "$ebpf_maps"; do
+		for m in $modules; do
+			for name in $names series; do
+				perf=$BUILD/bench-posting/$name/perf
+				[ "$name" != series ] || perf=$BUILD/patched/perf
+				say "counting instructions: $name, $maps eBPF program maps, $m modules"
+				"$TOP/scripts/bench/instructions.sh" -b "$maps" -M "$m" \
+					"$BUILD/bench-posting/base/perf" "$perf" |
+					awk -F'|' -v name="$name" -v maps="$maps" -v m="$m" '
+						$2 ~ /^ (x86_64|arm64) $/ {
+							gsub(/ /, "", $2); gsub(/ /, "", $7)
+							r[$2] = $7; ok = (ok == "" || ok) && $7 + 0 <= 1.05
+						}
+						END { printf "| %s | %d | %d | %s | %s | %s |\n", name, maps, m,
+							r["x86_64"], r["arm64"], ok ? "yes" : "NO" }'
+			done
+		done
+	done
+	echo
+	echo "Instructions of one load (valgrind cachegrind, the same on every run),"
+	echo "the posting's perf over the base's."
+	echo
+} >>"$out"
 echo "Total: $((SECONDS - start)) s." >>"$out"
 say "bench of the postings done in $((SECONDS - start)) s: $out"

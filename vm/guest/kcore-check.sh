@@ -452,9 +452,11 @@ fi
 
 # 4. perf record --kcore, recorded and checked by perf's own test of it:
 # /record_kcore.sh (tools/perf/tests/shell/record_kcore.sh of the
-# record-kcore-test posting), run by its path with a wrapper of each perf
-# first on PATH (write_perf_wrapper), which keeps what the test's perf runs
-# leave: the recording, its perf script output and its annotations. From
+# record-kcore-test posting), run by its path as posted: its workload reads
+# zram0, which the module code of its module half needs. A wrapper of each
+# perf first on PATH (write_perf_wrapper) changes no argument: it keeps what
+# the test's perf runs leave: the recording, its perf script output and its
+# annotations. From
 # them: each PT_LOAD of the copy must read the bytes /proc/kcore holds at
 # its address, the kernel samples must be named, and the module function
 # the test annotated must start at its kallsyms address.
@@ -465,24 +467,14 @@ fi
 # script' of the recording with its copy (no --kallsyms, no --comms) in
 # /tmp/kscript-$1.txt; that of 'perf annotate ... SYMBOL' of the recording in
 # $FILES/kcore-test-annotate-$1-SYMBOL.txt, and of the test's proc.data
-# (/proc/kcore in place of the copy) in ...-SYMBOL-other.txt (exit codes in
-# .rc).
-# The row's module work (MODULE_WORK) is added to the workload of 'perf
-# record ... -- sh -c WORKLOAD', its last argument, so that modules are
-# sampled.
+# (/proc/kcore in place of the copy, the last of the test's two reads) in
+# ...-SYMBOL-other.txt (exit codes in .rc).
 write_perf_wrapper() {
 	mkdir -p /tmp/wrap-$1
-	printf '#!/bin/sh\np=%s\nFILES=%s\nMODULE_WORK=%s\n' $1 $FILES "'$MODULE_WORK'" >/tmp/wrap-$1/perf
+	printf '#!/bin/sh\np=%s\nFILES=%s\n' $1 $FILES >/tmp/wrap-$1/perf
 	cat >>/tmp/wrap-$1/perf <<'EOF'
 case $1 in
 record)
-	n=$# i=0
-	for a; do
-		i=$((i + 1))
-		[ $i -gt 1 ] || set --
-		[ $i -lt $n ] || a="$a; $MODULE_WORK"
-		set -- "$@" "$a"
-	done
 	/perf-$p "$@"
 	rc=$?
 	out= prev=
