@@ -285,16 +285,22 @@ fi
 
 # 5b'. A posting that needs another (patches/postings' third column) on the
 # base with only the postings it needs: what a maintainer who applies just
-# those builds and tests. The perf is built like step 5b's, in the shared
-# object directory, so only the files that differ recompile.
+# those builds and tests. Their patch files are applied with git am, as
+# posted (a cherry-pick would also apply what needs the history of our
+# tree). The perf is built like step 5b's, in the shared object
+# directory, so only the files that differ recompile.
 alone_tree=$BUILD/trees/alone
+posting_patches() { # NAME: its patch files, cover letter left out
+	find "$PATCHES/$1" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort
+}
 while read -r name _ needs _; do
 	case $name:$needs in \#* | *: | *:-) continue ;; esac
 	"$TOP/scripts/build/worktree.sh" base "$alone_tree"
-	mapfile -t commits < <(posting_commits "$needs"; posting_commits "$name")
+	mapfile -t files < <(posting_patches "$needs"; posting_patches "$name")
 	label="$name on the base with only $needs"
-	if ! git -C "$alone_tree" cherry-pick "${commits[@]}" >"$logs/alone-$name.log" 2>&1; then
-		git -C "$alone_tree" cherry-pick --abort >/dev/null 2>&1 || true
+	if ! git -C "$alone_tree" am -q --committer-date-is-author-date "${files[@]}" \
+		>"$logs/alone-$name.log" 2>&1; then
+		git -C "$alone_tree" am --abort >/dev/null 2>&1 || true
 		report FAIL "$label: applies" "see build/results/logs/alone-$name.log"
 		continue
 	fi
