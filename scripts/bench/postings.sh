@@ -43,7 +43,7 @@ with_commits() {
 	git -C "$tree" rev-parse HEAD
 }
 
-# needs NAME: the posting NAME needs first ("-" for none).
+# needs NAME: the postings NAME needs first, joined by commas ("-" for none).
 needs() {
 	awk -v n="$1" '!/^#/ && $1 == n { print $3 }' "$PATCHES/postings"
 }
@@ -54,7 +54,7 @@ names=${POSTINGS:-$(postings)}
 for name in $names; do
 	commits=()
 	need=$(needs "$name")
-	[ "$need" = - ] || mapfile -t commits < <(posting_commits "$need")
+	[ "$need" = - ] || mapfile -t commits < <(for n in ${need//,/ }; do posting_commits "$n"; done)
 	mapfile -t -O "${#commits[@]}" commits < <(posting_commits "$name")
 	"$TOP/scripts/build/perf.sh" --rev "$(with_commits "${commits[@]}")" \
 		"$BUILD/bench-posting/$name"

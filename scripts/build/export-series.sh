@@ -143,17 +143,23 @@ export_range() { # FROM TO DIR
 		if [ ! -f "$out/0000-cover-letter.patch" ] && [ -n "$base_version" ]; then
 			based="Based on v$base_version"
 			if [ -n "$needs" ] && [ "$needs" != - ]; then
-				# A series it needs is named by its cover letter.
-				needs_first=$(ls "$TOP/$SERIES_DIR/$needs"/0000-cover-letter.patch 2>/dev/null ||
-					ls "$TOP/$SERIES_DIR/$needs"/0001-*.patch)
-				needs_subject=$(awk '/^Subject: / { s = $0; getline
-					while ($0 ~ /^ /) { s = s $0; getline }
-					sub(/^Subject: \[[^]]*\] /, "", s); print s; exit }' "$needs_first")
-				[ -n "$needs_subject" ] || die "no subject for $needs, which ${dir##*/} needs first"
-				case $needs_first in
-				*/0000-cover-letter.patch) based="$based with the series \"$needs_subject\" applied" ;;
-				*) based="$based with \"$needs_subject\" applied" ;;
-				esac
+				# Each posting it needs (names joined by commas), a
+				# series by its cover letter.
+				sep=" with"
+				for need in ${needs//,/ }; do
+					needs_first=$(ls "$TOP/$SERIES_DIR/$need"/0000-cover-letter.patch 2>/dev/null ||
+						ls "$TOP/$SERIES_DIR/$need"/0001-*.patch)
+					needs_subject=$(awk '/^Subject: / { s = $0; getline
+						while ($0 ~ /^ /) { s = s $0; getline }
+						sub(/^Subject: \[[^]]*\] /, "", s); print s; exit }' "$needs_first")
+					[ -n "$needs_subject" ] || die "no subject for $need, which ${dir##*/} needs first"
+					case $needs_first in
+					*/0000-cover-letter.patch) based="$based$sep the series \"$needs_subject\"" ;;
+					*) based="$based$sep \"$needs_subject\"" ;;
+					esac
+					sep=" and"
+				done
+				based="$based applied"
 			fi
 			for p in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
 				awk -v line="$based." '!done && $0 == "---" { print; print line; done = 1; next } { print }' \

@@ -283,8 +283,9 @@ if [ -n "$last_posting" ]; then
 	step_done postings
 fi
 
-# 5b'. A posting that needs another (patches/postings' third column) on the
-# base with only the postings it needs: what a maintainer who applies just
+# 5b'. A posting that needs others (patches/postings' third column, names
+# joined by commas, in the order they apply) on the base with only the
+# postings it needs: what a maintainer who applies just
 # those builds and tests. Their patch files are applied with git am, as
 # posted (a cherry-pick would also apply what needs the history of our
 # tree). The perf is built like step 5b's, in the shared object
@@ -296,8 +297,8 @@ posting_patches() { # NAME: its patch files, cover letter left out
 while read -r name _ needs _; do
 	case $name:$needs in \#* | *: | *:-) continue ;; esac
 	"$TOP/scripts/build/worktree.sh" base "$alone_tree"
-	mapfile -t files < <(posting_patches "$needs"; posting_patches "$name")
-	label="$name on the base with only $needs"
+	mapfile -t files < <(for n in ${needs//,/ } "$name"; do posting_patches "$n"; done)
+	label="$name on the base with only ${needs//,/ and }"
 	if ! git -C "$alone_tree" am -q --committer-date-is-author-date "${files[@]}" \
 		>"$logs/alone-$name.log" 2>&1; then
 		git -C "$alone_tree" am --abort >/dev/null 2>&1 || true
