@@ -27,6 +27,14 @@ postings() {
 	awk -v b="$BASE." '!/^#/ && NF >= 2 && index($2, b) == 1 { print $1 }' "$PATCHES/postings"
 }
 
+# The postings NAME needs first, one a line, in the order they apply:
+# patches/postings' third column, names joined by commas ("-" for none).
+posting_needs() { # NAME
+	[ -f "$PATCHES/postings" ] || return 0
+	awk -v n="$1" '!/^#/ && $1 == n && $3 != "-" {
+		k = split($3, need, ","); for (i = 1; i <= k; i++) print need[i] }' "$PATCHES/postings"
+}
+
 # The commits of posting NAME in BUILD/src, oldest first: from the branch of
 # the posting before it (or the base) to posting/NAME.
 posting_commits() { # NAME

@@ -43,19 +43,12 @@ with_commits() {
 	git -C "$tree" rev-parse HEAD
 }
 
-# needs NAME: the postings NAME needs first, joined by commas ("-" for none).
-needs() {
-	awk -v n="$1" '!/^#/ && $1 == n { print $3 }' "$PATCHES/postings"
-}
 
 # One perf for the base alone and one for each posting.
 "$TOP/scripts/build/perf.sh" --rev "$(with_commits)" "$BUILD/bench-posting/base"
 names=${POSTINGS:-$(postings)}
 for name in $names; do
-	commits=()
-	need=$(needs "$name")
-	[ "$need" = - ] || mapfile -t commits < <(for n in ${need//,/ }; do posting_commits "$n"; done)
-	mapfile -t -O "${#commits[@]}" commits < <(posting_commits "$name")
+	mapfile -t commits < <(for n in $(posting_needs "$name") "$name"; do posting_commits "$n"; done)
 	"$TOP/scripts/build/perf.sh" --rev "$(with_commits "${commits[@]}")" \
 		"$BUILD/bench-posting/$name"
 done

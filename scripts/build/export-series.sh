@@ -146,7 +146,7 @@ export_range() { # FROM TO DIR
 				# Each posting it needs (names joined by commas), a
 				# series by its cover letter.
 				sep=" with"
-				for need in ${needs//,/ }; do
+				for need in $(posting_needs "${dir#"$SERIES_DIR"/}"); do
 					needs_first=$(ls "$TOP/$SERIES_DIR/$need"/0000-cover-letter.patch 2>/dev/null ||
 						ls "$TOP/$SERIES_DIR/$need"/0001-*.patch)
 					needs_subject=$(awk '/^Subject: / { s = $0; getline

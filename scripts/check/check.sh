@@ -297,8 +297,8 @@ posting_patches() { # NAME: its patch files, cover letter left out
 while read -r name _ needs _; do
 	case $name:$needs in \#* | *: | *:-) continue ;; esac
 	"$TOP/scripts/build/worktree.sh" base "$alone_tree"
-	mapfile -t files < <(for n in ${needs//,/ } "$name"; do posting_patches "$n"; done)
-	label="$name on the base with only ${needs//,/ and }"
+	mapfile -t files < <(for n in $(posting_needs "$name") "$name"; do posting_patches "$n"; done)
+	label="$name on the base with only $(posting_needs "$name" | paste -sd' ' | sed 's/ / and /g')"
 	if ! git -C "$alone_tree" am -q --committer-date-is-author-date "${files[@]}" \
 		>"$logs/alone-$name.log" 2>&1; then
 		git -C "$alone_tree" am --abort >/dev/null 2>&1 || true
