@@ -48,6 +48,31 @@ posting_commits() { # NAME
 	done
 }
 
+# The patch files of posting NAME, absolute, in its series order (no cover
+# letter).
+posting_files() { # NAME
+	dir_patches "$SERIES_DIR/$1" | sed "s|^|$TOP/|"
+}
+
+# Make the git worktree DIR of BUILD/src the tree posting NAME declares:
+# the base with the patch files of the postings it needs first applied by
+# git am (patches/postings' second and third columns). Fails, DIR left at
+# the base, when one of them does not apply.
+declared_tree() { # NAME DIR
+	local need
+	"$TOP/scripts/build/worktree.sh" base "$2"
+	git -C "$2" am --abort >/dev/null 2>&1 || true
+	git -C "$2" checkout -q --detach -f base
+	for need in $(posting_needs "$1"); do
+		if ! git -C "$2" am -q --committer-date-is-author-date \
+			$(posting_files "$need") >/dev/null 2>&1; then
+			git -C "$2" am --abort >/dev/null 2>&1 || true
+			git -C "$2" checkout -q --detach -f base
+			return 1
+		fi
+	done
+}
+
 # The folders whose patches make BUILD/src, in order, relative to TOP: the
 # postings and the check layer, or the one series folder.
 series_dirs() {

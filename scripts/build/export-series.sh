@@ -8,8 +8,11 @@
 # scripts/build/prepare-tree.sh makes (move it with the posting's last commit, for
 # example with 'git rebase -i --update-refs'); the postings go to
 # patches/NAME/ in the order patches/postings gives, the commits after the
-# last posting to the check layer, checks/layer/. For 6.12 every commit goes
-# to branches/6.12/.
+# last posting to the check layer, checks/layer/. Each posting's commits
+# are picked again onto the tree it declares, the base with the patch
+# files of the postings it needs first (patches/postings), and written
+# from there: a posting that does not apply there stops the export,
+# naming it. For 6.12 every commit goes to branches/6.12/.
 #
 # The output is stable: exporting the same commits again changes no byte
 # (zero commit ids, no git version). A folder's hand-written cover letter,
@@ -182,6 +185,11 @@ export_range() { # FROM TO DIR
 }
 
 if [ -f "$PATCHES/postings" ]; then
+	# Each posting is written from its own commits made again on the tree
+	# it declares (the base and the patch files just exported of what it
+	# needs first), so that its index lines and context are that tree's,
+	# wherever it lies in BUILD/src's stack.
+	wt=$BUILD/trees/export
 	prev=base
 	for name in $(postings); do
 		ref=posting/$name
@@ -189,7 +197,14 @@ if [ -f "$PATCHES/postings" ]; then
 			die "$SRC_NAME has no branch $ref: 'make tree' makes one per posting"
 		git -C "$SRC" merge-base --is-ancestor "$prev" "$ref" ||
 			die "$SRC_NAME: $ref does not follow $prev (the order of patches/postings)"
-		export_range "$prev" "$ref" "$SERIES_DIR/$name"
+		declared_tree "$name" "$wt" ||
+			die "$name: the postings it needs first do not apply on the base"
+		from=$(git -C "$wt" rev-parse HEAD)
+		if ! git -C "$wt" cherry-pick "$prev..$ref" >"$tmp/pick.log" 2>&1; then
+			git -C "$wt" cherry-pick --abort >/dev/null 2>&1 || true
+			die "$name: its commits do not apply on the base with only what it needs first ($(posting_needs "$name" | paste -sd, -)): declare the missing need in patches/postings, or fix the order ($(grep -m1 CONFLICT "$tmp/pick.log" || tail -1 "$tmp/pick.log"))"
+		fi
+		export_range "$from" "$(git -C "$wt" rev-parse HEAD)" "$SERIES_DIR/$name"
 		prev=$ref
 	done
 	git -C "$SRC" merge-base --is-ancestor "$prev" HEAD ||

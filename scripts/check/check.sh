@@ -159,6 +159,13 @@ done
 
 step_done apply
 
+# 1b. Each posting made on the tree it declares: its index lines are the
+# blobs of the base with the postings it needs first (index-lines.sh).
+while IFS=$'\t' read -r verdict name detail; do
+	report "$verdict" "$name: index lines of its declared tree" "$detail"
+done < <("$TOP/scripts/check/index-lines.sh")
+step_done "index lines"
+
 # 2. build/src is what patches/ and checks/layer/ say (nothing unexported
 # is being tested).
 where="${PATCHES_NAME}${LAYER_DIR:+ and $LAYER_DIR/}"
