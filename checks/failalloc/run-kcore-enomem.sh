@@ -1,8 +1,8 @@
 #!/bin/bash
 # Run the allocation-failure sweep of "kcore maps" under the failalloc shim.
 #
-# Run perf test "kcore maps"' allocation failure cases with the failalloc
-# shim preloaded. Usage: checks/failalloc/run-kcore-enomem.sh PERF [OUTDIR]
+# Run the allocation failure cases of perf test "kcore maps" and of
+# "Kernel maps from kcore" with the failalloc shim preloaded. Usage: checks/failalloc/run-kcore-enomem.sh PERF [OUTDIR]
 # Builds the shim into OUTDIR (default: the directory of PERF /failalloc),
 # prints for each case its summary line and the loads that failed; exit
 # status 1 if a case failed. An ASan perf (REFCNT_CHECKING) gets
@@ -21,10 +21,16 @@ if grep -q __asan_init <<<"$syms" || grep -q libasan <<<"$libs"; then
 	env+=(ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 FAILALLOC_IGNORE_MALLOC=8)
 fi
 rc=0
-for t in "x86_64 4-level, allocation failures" "arm64 with eBPF maps, allocation failures"; do
+# Our suite's two cases, and the two of the posted "Kernel maps from kcore"
+# (kcore-merge 7/7), which its shell test runs with a library of its own in
+# plain builds only: here they run in every build, ASan's too.
+for t in "kcore maps: x86_64 4-level, allocation failures" \
+	"kcore maps: arm64 with eBPF maps, allocation failures" \
+	"An eBPF program kept, each allocation failing" \
+	"ppc64le, each allocation failing"; do
 	# Kept, for a run that prints neither result nor failure.
 	log=$out/$(echo "$t" | tr -c 'A-Za-z0-9\n' '_').log
-	env "${env[@]}" "$perf" test -F -v "kcore maps: $t" >"$log" 2>&1 || true
+	env "${env[@]}" "$perf" test -F -v "$t" >"$log" 2>&1 || true
 	echo "== $t"
 	grep -E "loads with an allocation failing|^FAIL: load with|ERROR: AddressSanitizer|^SUMMARY" "$log" || true
 	if ! grep -q "loads with an allocation failing" "$log" || grep -q "^FAIL" "$log"; then
