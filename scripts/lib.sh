@@ -59,13 +59,14 @@ posting_files() { # NAME
 # git am (patches/postings' second and third columns). Fails, DIR left at
 # the base, when one of them does not apply.
 declared_tree() { # NAME DIR
-	local need
+	local need files
 	"$TOP/scripts/build/worktree.sh" base "$2"
 	git -C "$2" am --abort >/dev/null 2>&1 || true
 	git -C "$2" checkout -q --detach -f base
 	for need in $(posting_needs "$1"); do
+		mapfile -t files < <(posting_files "$need")
 		if ! git -C "$2" am -q --committer-date-is-author-date \
-			$(posting_files "$need") >/dev/null 2>&1; then
+			"${files[@]}" >/dev/null 2>&1; then
 			git -C "$2" am --abort >/dev/null 2>&1 || true
 			git -C "$2" checkout -q --detach -f base
 			return 1
