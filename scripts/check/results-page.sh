@@ -135,7 +135,8 @@ by_cause() {
 			i = index(line, " (")
 			label = i ? substr(line, 1, i - 1) : line
 			cause = i ? substr(line, i + 2, length(line) - i - 2) : "no detail"
-			gsub(/[0-9]+/, "N", cause)
+			# Counts and sizes, not names: s390x and POWER9 stay.
+			gsub(/ [0-9][0-9,.]*/, " N", cause)
 			gsub(/log: [^;)]*/, "log", cause)
 			if (length(cause) > 150) cause = substr(cause, 1, 150) "..."
 			key = status " " cause
