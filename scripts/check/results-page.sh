@@ -168,7 +168,8 @@ vm_checks=$results/vm/checks.txt
 	echo
 	echo "Its own checks in make check (checkpatch, index lines of its declared"
 	echo "tree, every prefix built, its prefixes sanitized, its build alone on"
-	echo "what it needs); the mutants of its code that its posted tests kill; the"
+	echo "what it needs); the mutants of its code that its posted tests kill,"
+	echo "plain or sanitized; the"
 	echo "instructions of one kcore load with it alone over the base's (x86_64"
 	echo "and arm64, 0 and 2,000 eBPF maps, 4 and 100 modules). The whole"
 	echo "series: every other check, the real kernels and the full suites."
