@@ -18,7 +18,8 @@
 #      - the posted test: perf test "Kernel maps from kcore" (the
 #        kcore-merge posting's tools/perf/tests/kcore-merge.c) and its
 #        shell test "... with each allocation failing", or the one
-#        the mutant names (kallsyms-module-end's "split kallsyms");
+#        the mutant names ("split kallsyms" of kallsyms-symbol-end and
+#        kallsyms-module-end);
 #      - our full suite: perf test "kcore maps" (checks/layer/) and its
 #        allocation-failure sweep, checks/failalloc/run-kcore-enomem.sh.
 #   4. for a mutant whose header has the line "Sanitized: yes" (a mistake
